@@ -57,7 +57,6 @@ static const struct file_operations user_status_fops = {
 
 static const struct file_operations user_data_fops = {
 	.open		= nonseekable_open,
-	.llseek		= no_llseek,
 };
 
 static int __init trace_events_user_init(void)

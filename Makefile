@@ -1,0 +1,62 @@
+# user_events: build, boot and test our kernel feature from this overlay.
+# `make` runs the demo in a VM, `make check` runs every test; `make help`.
+
+BUILD_DIR ?= $(CURDIR)/build
+export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
+
+S := scripts
+DEMO := tools/user_events/demo
+
+.PHONY: all demo check kernel bench-kernel selftests lint tree deps shell help clean distclean
+
+all: demo
+
+help:
+	@echo 'make            build the test kernel, boot it and run the demo'
+	@echo 'make check      build everything and run every test (kselftests in the VM)'
+	@echo 'make kernel     prepare the tree and build the test kernel only'
+	@echo 'make bench-kernel  build the bench kernel flavour (no debug options)'
+	@echo 'make selftests  build the kselftests on the host'
+	@echo 'make lint       checkpatch --strict, sparse and W=1 on the kernel side'
+	@echo 'make shell CMD="..."  run CMD in the VM (default: uname -a)'
+	@echo 'make clean      drop kernel objects and test builds (keeps the unpacked tree)'
+	@echo 'make distclean  drop build/ entirely'
+	@echo
+	@echo 'KERNEL_TARBALL=path.tar.xz or KERNEL_SRC=dir choose the base tree'
+	@echo '(default /usr/src/linux-source-6.12.tar.xz, from Debian linux-source-6.12).'
+
+deps:
+	@$(S)/deps
+
+tree: deps
+	@$(S)/prepare-tree
+
+kernel: tree
+	@$(S)/build-kernel test
+
+bench-kernel: tree
+	@$(S)/build-kernel bench
+
+selftests: kernel
+	@$(S)/build-selftests test
+
+lint: kernel
+	@$(S)/lint
+
+demo: kernel
+	@$(MAKE) -s -C $(DEMO) UAPI_INCLUDE=$(BUILD_DIR)/obj-test/usr/include
+	@$(S)/vm-run -- $(DEMO)/demo
+
+check:
+	@$(S)/check
+
+CMD ?= uname -a
+shell: kernel
+	@$(S)/vm-run -- sh -c '$(CMD)'
+
+clean:
+	rm -rf $(BUILD_DIR)/obj-* $(BUILD_DIR)/kselftest $(BUILD_DIR)/vm $(BUILD_DIR)/check
+	-@$(MAKE) -s -C $(DEMO) clean 2>/dev/null
+
+distclean:
+	rm -rf $(BUILD_DIR)
