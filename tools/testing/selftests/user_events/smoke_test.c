@@ -37,7 +37,7 @@ FIXTURE_TEARDOWN(status)
 /* Both files exist as regular files of mode 0640, root:root */
 TEST(files_mode_0640)
 {
-	const char *files[] = { STATUS_FILE, DATA_FILE };
+	static const char * const files[] = { STATUS_FILE, DATA_FILE };
 	struct stat st;
 	int i;
 
