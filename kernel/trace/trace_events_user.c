@@ -2,7 +2,7 @@
 /*
  * user_events: trace events created and written by user processes.
  *
- * Skeleton: the two tracefs files and the shared, read-only status page.
+ * Skeleton: the two tracefs files and the shared read-only status page.
  */
 
 #define pr_fmt(fmt) "user_events: " fmt
