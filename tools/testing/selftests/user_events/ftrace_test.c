@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace_test: user events as ftrace sees them: registration, the status
+ * byte, records in trace with their exact values, every write error, pages
+ * that fault, deletion rules and the format file.
+ */
+#define _GNU_SOURCE
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "../kselftest_harness.h"
+#include "ue_helpers.h"
+
+FIXTURE(ft) {
+	int fd;				/* user_events_data */
+	int status_fd;
+	const unsigned char *page;	/* the status page */
+};
+
+FIXTURE_SETUP(ft)
+{
+	self->fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->status_fd = open(UE_STATUS, O_RDONLY);
+	ASSERT_LE(0, self->status_fd);
+	self->page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, self->status_fd, 0);
+	ASSERT_NE(MAP_FAILED, self->page);
+	ASSERT_EQ(0, ue_clear_trace());
+}
+
+FIXTURE_TEARDOWN(ft)
+{
+	static const char * const names[] = { "ft_reuse", "ft_reuse2", "ft_status", "ft_vals",
+				"ft_err", "ft_fault", "ft_del", "ft_types" };
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
+		ue_enable("", names[i], 0);
+	close(self->fd);
+	self->fd = open(UE_DATA, O_RDWR);
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
+		ue_delete(self->fd, names[i]);
+	close(self->fd);
+	munmap((void *)self->page, getpagesize());
+	close(self->status_fd);
+}
+
+/* Same description: same status byte; write indexes are per fd and dense */
+TEST_F(ft, register_reuse)
+{
+	struct user_reg a, b, c, d;
+	int fd2;
+
+	ASSERT_EQ(0, ue_register(self->fd, "ft_reuse u32 x", &a));
+	ASSERT_EQ(0, ue_register(self->fd, "ft_reuse  u32 x;", &b));
+	EXPECT_EQ(a.status_index, b.status_index);
+	EXPECT_EQ(0, a.write_index);
+	EXPECT_EQ(0, b.write_index);
+	EXPECT_NE(0, a.status_index);
+	ASSERT_EQ(0, ue_register(self->fd, "ft_reuse2", &c));
+	EXPECT_EQ(1, c.write_index);
+	EXPECT_NE(a.status_index, c.status_index);
+	fd2 = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ue_register(fd2, "ft_reuse2", &d));
+	EXPECT_EQ(0, d.write_index);
+	EXPECT_EQ(c.status_index, d.status_index);
+	EXPECT_EQ(-EADDRINUSE, ue_register(fd2, "ft_reuse u64 x", &d));
+	EXPECT_EQ(-EINVAL, ue_register(fd2, "ft reuse", &d));
+	close(fd2);
+}
+
+/* The byte is the OR of what is attached, across tracefs instances */
+TEST_F(ft, status_follows_enable)
+{
+	struct user_reg reg;
+
+	ASSERT_EQ(0, ue_register(self->fd, "ft_status u32 x", &reg));
+	EXPECT_EQ(0, self->page[reg.status_index]);
+	ASSERT_EQ(0, ue_enable("", "ft_status", 1));
+	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[reg.status_index]);
+	ASSERT_EQ(0, ue_enable("", "ft_status", 0));
+	EXPECT_EQ(0, self->page[reg.status_index]);
+
+	rmdir(TRACEFS "instances/ue_ft");
+	ASSERT_EQ(0, mkdir(TRACEFS "instances/ue_ft", 0755));
+	ASSERT_EQ(0, ue_enable("instances/ue_ft/", "ft_status", 1));
+	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[reg.status_index]);
+	ASSERT_EQ(0, ue_enable("", "ft_status", 1));
+	ASSERT_EQ(0, ue_enable("instances/ue_ft/", "ft_status", 0));
+	/* still attached in the top instance */
+	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[reg.status_index]);
+	ASSERT_EQ(0, ue_enable("", "ft_status", 0));
+	EXPECT_EQ(0, self->page[reg.status_index]);
+	EXPECT_EQ(0, rmdir(TRACEFS "instances/ue_ft"));
+}
+
+struct vals {
+	int idx;
+	unsigned int a;
+	int b;
+	char c[8];
+	unsigned int s_loc;	/* __rel_loc: from the end of this field */
+	unsigned int d_loc;	/* __data_loc: from the record start */
+	char s[6];		/* "hello" */
+	char d[6];		/* "world" */
+};	/* naturally aligned: no padding */
+
+static void fill_vals(struct vals *v, int idx)
+{
+	/* record offsets: header 8, a 8, b 12, c 16, s_loc 24, d_loc 28, s 32 */
+	memset(v, 0, sizeof(*v));
+	v->idx = idx;
+	v->a = 7;
+	v->b = -3;
+	memcpy(v->c, "abc", 4);
+	v->s_loc = (6 << 16) | 4;	/* s starts 4 bytes after s_loc's end */
+	v->d_loc = (6 << 16) | 38;
+	memcpy(v->s, "hello", 6);
+	memcpy(v->d, "world", 6);
+}
+
+#define VALS_DESC "ft_vals u32 a; s32 b; char[8] c; __rel_loc char[] s; __data_loc char[] d"
+
+TEST_F(ft, write_reaches_trace)
+{
+	struct user_reg reg;
+	struct vals v;
+
+	ASSERT_EQ(0, ue_register(self->fd, VALS_DESC, &reg));
+	ASSERT_EQ(0, ue_enable("", "ft_vals", 1));
+	fill_vals(&v, reg.write_index);
+	ASSERT_EQ(sizeof(v), write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(1, ue_trace_count("ft_vals: a=7 b=-3 c=abc s=hello d=world\n"))
+		TH_LOG("trace: %s", ue_read_file(TRACEFS "trace"));
+}
+
+/* Every error a write can get, and nothing recorded for any of them */
+TEST_F(ft, write_errors)
+{
+	int max = UE_MAX_PAYLOAD, idx;
+	struct user_reg reg;
+	struct vals v;
+	char *big;
+
+	ASSERT_EQ(0, ue_register(self->fd, VALS_DESC, &reg));
+	fill_vals(&v, reg.write_index);
+	/* nothing attached: accepted, not recorded */
+	EXPECT_EQ(sizeof(v), write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(0, ue_trace_count("ft_vals:"));
+	ASSERT_EQ(0, ue_enable("", "ft_vals", 1));
+
+	v.idx = -1;
+	EXPECT_EQ(-1, write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(EINVAL, errno);
+	v.idx = 5;
+	EXPECT_EQ(-1, write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(ENOENT, errno);
+	v.idx = reg.write_index;
+	EXPECT_EQ(-1, write(self->fd, &v, 4 + 19));	/* fixed fields are 24 */
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(self->fd, &v, 2));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* __rel_loc past the end, __data_loc into the header, no NUL */
+	v.s_loc = (6 << 16) | 40;
+	EXPECT_EQ(-1, write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(EFAULT, errno);
+	fill_vals(&v, reg.write_index);
+	v.d_loc = (4 << 16) | 2;
+	EXPECT_EQ(-1, write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(EFAULT, errno);
+	fill_vals(&v, reg.write_index);
+	v.d[5] = 'x';
+	EXPECT_EQ(-1, write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(EFAULT, errno);
+	/* the last byte of the record, a one-byte empty string: fine */
+	fill_vals(&v, reg.write_index);
+	v.d[5] = '\0';
+	v.d_loc = (1 << 16) | 43;
+	EXPECT_EQ(sizeof(v), write(self->fd, &v, sizeof(v)));
+	EXPECT_EQ(1, ue_trace_count("ft_vals:"));
+
+	/* exactly the maximum payload, then one byte more */
+	big = calloc(1, 4 + max + 1);
+	ASSERT_NE(NULL, big);
+	fill_vals(&v, reg.write_index);
+	memcpy(big, &v, sizeof(v));
+	EXPECT_EQ(4 + max, write(self->fd, big, 4 + max));
+	EXPECT_EQ(2, ue_trace_count("ft_vals:"));
+	EXPECT_EQ(-1, write(self->fd, big, 4 + max + 1));
+	EXPECT_EQ(E2BIG, errno);
+	free(big);
+	EXPECT_EQ(2, ue_trace_count("ft_vals:"));
+	idx = reg.write_index;
+	EXPECT_EQ(-1, write(self->fd, &idx, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* A payload whose page must be faulted in is recorded; an unmapped one is EFAULT */
+TEST_F(ft, faulting_pages)
+{
+	int page = getpagesize(), mfd, idx;
+	struct user_reg reg;
+	unsigned int *p;
+	struct iovec io[2];
+	void *gone;
+
+	ASSERT_EQ(0, ue_register(self->fd, "ft_fault u32 x", &reg));
+	ASSERT_EQ(0, ue_enable("", "ft_fault", 1));
+	mfd = memfd_create("ue", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, page));
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	*p = 4242;
+	/* the mapping is dropped; the value stays in the page cache */
+	ASSERT_EQ(0, madvise(p, page, MADV_DONTNEED));
+	idx = reg.write_index;
+	io[0].iov_base = &idx;
+	io[0].iov_len = sizeof(idx);
+	io[1].iov_base = p;
+	io[1].iov_len = sizeof(*p);
+	EXPECT_EQ(8, writev(self->fd, io, 2));
+	EXPECT_EQ(1, ue_trace_count("ft_fault: x=4242\n"));
+
+	gone = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_EQ(0, munmap(gone, page));
+	io[1].iov_base = gone;
+	EXPECT_EQ(-1, writev(self->fd, io, 2));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, ue_trace_count("ft_fault:"));
+	munmap(p, page);
+	close(mfd);
+}
+
+/* Delete: EBUSY while an fd holds the event or ftrace is attached */
+TEST_F(ft, delete_rules)
+{
+	struct user_reg reg;
+	int fd2;
+
+	ASSERT_EQ(0, ue_register(self->fd, "ft_del u32 x", &reg));
+	fd2 = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-EBUSY, ue_delete(fd2, "ft_del"));
+	close(self->fd);
+	self->fd = open(UE_DATA, O_RDWR);
+	ASSERT_EQ(0, ue_enable("", "ft_del", 1));
+	EXPECT_EQ(-EBUSY, ue_delete(fd2, "ft_del"));
+	ASSERT_EQ(0, ue_enable("", "ft_del", 0));
+	EXPECT_EQ(0, ue_delete(fd2, "ft_del"));
+	EXPECT_EQ(-ENOENT, ue_delete(fd2, "ft_del"));
+	EXPECT_NE(0, access(TRACEFS "events/user_events/ft_del", F_OK));
+	close(fd2);
+}
+
+/* format: true offsets, sizes and signedness, and a print fmt per type */
+TEST_F(ft, format_every_type)
+{
+	static const char * const lines[] = {
+		"field:u8 a;\toffset:8;\tsize:1;\tsigned:0;",
+		"field:s8 b;\toffset:9;\tsize:1;\tsigned:1;",
+		"field:u16 c;\toffset:10;\tsize:2;\tsigned:0;",
+		"field:s16 d;\toffset:12;\tsize:2;\tsigned:1;",
+		"field:u32 e;\toffset:14;\tsize:4;\tsigned:0;",
+		"field:s32 f;\toffset:18;\tsize:4;\tsigned:1;",
+		"field:u64 g;\toffset:22;\tsize:8;\tsigned:0;",
+		"field:s64 h;\toffset:30;\tsize:8;\tsigned:1;",
+		"field:char i;\toffset:38;\tsize:1;\tsigned:1;",
+		"field:short j;\toffset:39;\tsize:2;\tsigned:1;",
+		"field:int k;\toffset:41;\tsize:4;\tsigned:1;",
+		"field:unsigned int l;\toffset:45;\tsize:4;\tsigned:0;",
+		"field:char m[16];\toffset:49;\tsize:16;\tsigned:0;",
+		"field:unsigned char n[4];\toffset:65;\tsize:4;\tsigned:0;",
+		"field:struct foo o;\toffset:69;\tsize:12;\tsigned:0;",
+		"field:__data_loc char[] p;\toffset:81;\tsize:4;\tsigned:0;",
+		"field:__rel_loc char q[];\toffset:85;\tsize:4;\tsigned:0;",
+		"print fmt: \"a=%u b=%d c=%u d=%d e=%u f=%d g=%llu h=%lld i=%d j=%d k=%d l=%u m=%s n=%s o=%s p=%s q=%s\", REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->i, REC->j, REC->k, REC->l, REC->m, __print_hex(REC->n, 4), __print_hex(REC->o, 12), __get_str(p), __get_rel_str(q)",
+	};
+	struct user_reg reg;
+	char line[1024];
+	int i;
+
+	ASSERT_EQ(0, ue_register(self->fd, "ft_types u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; "
+				 "u64 g; s64 h; char i; short j; int k; unsigned int l; "
+				 "char[16] m; unsigned char[0x4] n; struct foo o 12; "
+				 "__data_loc char[] p; __rel_loc char[] q", &reg));
+	for (i = 0; i < (int)ARRAY_SIZE(lines); i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(strchr(lines[i], ';') - lines[i]),
+			 lines[i]);
+		ue_format_line("ft_types", key, line, sizeof(line));
+		EXPECT_STREQ(lines[i], line + strspn(line, "\t"));
+	}
+}
+
+TEST_HARNESS_MAIN
