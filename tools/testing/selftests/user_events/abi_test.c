@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abi_test: the status page shared across processes, the 4095-event limit
+ * and slot reuse, references held by fds and dropped on close (across
+ * fork), access for a non-root user an admin let in, and the listing.
+ */
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "ue_helpers.h"
+
+static const unsigned char *map_status(void)
+{
+	int fd = open(UE_STATUS, O_RDONLY);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Delete @name from a fresh fd, after the caller closed its own */
+static int delete_event(const char *name)
+{
+	int fd = open(UE_DATA, O_RDWR), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ue_delete(fd, name);
+	close(fd);
+	return ret;
+}
+
+/* A child that mapped the page on its own sees the byte the parent flips */
+TEST(status_page_shared)
+{
+	int fd = open(UE_DATA, O_RDWR), ready[2], status;
+	struct user_reg reg;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_register(fd, "abi_shared u32 a", &reg));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		const unsigned char *page = map_status();
+		int i;
+
+		if (!page || page[reg.status_index])
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		for (i = 0; i < 1000 && !page[reg.status_index]; i++)
+			usleep(10000);
+		_exit(page[reg.status_index] == EVENT_STATUS_FTRACE ? 0 : 3);
+	}
+	ASSERT_EQ(1, read(ready[0], &status, 1));
+	ASSERT_EQ(0, ue_enable("", "abi_shared", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, ue_enable("", "abi_shared", 0));
+	close(fd);
+	EXPECT_EQ(0, delete_event("abi_shared"));
+}
+
+TEST(mprotect_private_refused)
+{
+	int fd = open(UE_STATUS, O_RDONLY);
+	void *p;
+
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, getpagesize(), PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, getpagesize(), PROT_READ | PROT_WRITE));
+	munmap(p, getpagesize());
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd,
+				   getpagesize()));
+	close(fd);
+}
+
+/* Page size - 1 events at once; the next gets EMFILE; freed slots are reused */
+TEST(limit_and_reuse)
+{
+	int max = getpagesize() - 1, i, n, fd = open(UE_DATA, O_RDWR);
+	const unsigned char *page = map_status();
+	struct user_reg reg;
+	unsigned int freed;
+	char name[32];
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, page);
+	for (n = 0; n < max; n++) {
+		snprintf(name, sizeof(name), "abi_l%d", n);
+		if (ue_register(fd, name, &reg))
+			break;
+		if (n == 100)
+			freed = reg.status_index;
+	}
+	EXPECT_EQ(max, n);
+	EXPECT_EQ(-EMFILE, ue_register(fd, "abi_one_more", &reg));
+	close(fd);
+	/* the slot of abi_l100 goes to the next event, and reads 0 */
+	ASSERT_EQ(0, ue_enable("", "abi_l100", 1));
+	EXPECT_EQ(EVENT_STATUS_FTRACE, page[freed]);
+	ASSERT_EQ(0, ue_enable("", "abi_l100", 0));
+	EXPECT_EQ(0, delete_event("abi_l100"));
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, ue_register(fd, "abi_one_more", &reg));
+	EXPECT_EQ(freed, reg.status_index);
+	EXPECT_EQ(0, page[reg.status_index]);
+	close(fd);
+	EXPECT_EQ(0, delete_event("abi_one_more"));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "abi_l%d", i);
+		if (i != 100)
+			EXPECT_EQ(0, delete_event(name));
+	}
+}
+
+/* Every fd that registered holds the event, a forked child's copy too */
+TEST(references_follow_fds)
+{
+	int fds[10], i, status;
+	struct user_reg reg;
+	pid_t pid;
+
+	for (i = 0; i < 10; i++) {
+		fds[i] = open(UE_DATA, O_RDWR);
+		ASSERT_LE(0, fds[i]);
+		ASSERT_EQ(0, ue_register(fds[i], "abi_refs u32 a", &reg));
+		ASSERT_EQ(0, ue_register(fds[i], "abi_refs u32 a", &reg));
+	}
+	for (i = 0; i < 9; i++) {
+		EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
+		close(fds[i]);
+	}
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* hold the last fd a while */
+		usleep(300000);
+		_exit(0);
+	}
+	close(fds[9]);
+	EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, delete_event("abi_refs"));
+}
+
+/* Run @fn as uid/gid 65534 in a child; returns its exit code */
+static int as_nobody(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		_exit(fn());
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int nobody_is_refused(void)
+{
+	if (open(UE_DATA, O_RDWR) >= 0 || errno != EACCES)
+		return 1;
+	if (open(UE_STATUS, O_RDONLY) >= 0 || errno != EACCES)
+		return 2;
+	return 0;
+}
+
+static int nobody_uses_events(void)
+{
+	const unsigned char *page = map_status();
+	int fd = open(UE_DATA, O_RDWR), payload[2];
+	struct user_reg reg;
+
+	if (!page || fd < 0)
+		return 1;
+	if (ue_register(fd, "abi_nobody u32 a", &reg))
+		return 2;
+	payload[0] = reg.write_index;
+	payload[1] = 77;
+	if (page[reg.status_index] != EVENT_STATUS_FTRACE)
+		return 3;
+	if (write(fd, payload, sizeof(payload)) != sizeof(payload))
+		return 4;
+	if (ue_write_file(UE_DYN, "u:abi_nobody2 u32 a", O_APPEND) != -EACCES)
+		return 5;
+	if (ue_write_file(TRACEFS "events/user_events/abi_nobody/enable", "0",
+			  O_TRUNC) != -EACCES)
+		return 6;
+	/* attached: busy for everyone; a fresh event of its own it may delete */
+	if (ue_delete(fd, "abi_nobody") != -EBUSY)
+		return 7;
+	if (ue_register(fd, "abi_nobody3 u8 b", &reg))
+		return 8;
+	close(fd);
+	return delete_event("abi_nobody3") ? 9 : 0;
+}
+
+TEST(unprivileged_access)
+{
+	struct stat root, status, data;
+	int fd;
+
+	ASSERT_EQ(0, stat(TRACEFS, &root));
+	ASSERT_EQ(0, stat(UE_STATUS, &status));
+	ASSERT_EQ(0, stat(UE_DATA, &data));
+	EXPECT_EQ(0, as_nobody(nobody_is_refused));
+
+	/* what an admin does to let a service in; the event is enabled first */
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_EQ(0, ue_write_file(UE_DYN, "u:abi_nobody u32 a", O_APPEND));
+	ASSERT_EQ(0, ue_enable("", "abi_nobody", 1));
+	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, chmod(TRACEFS, 0755));
+	ASSERT_EQ(0, chmod(UE_STATUS, 0666));
+	ASSERT_EQ(0, chmod(UE_DATA, 0666));
+	EXPECT_EQ(0, as_nobody(nobody_uses_events));
+	EXPECT_EQ(1, ue_trace_count("abi_nobody: a=77\n"));
+	chmod(TRACEFS, root.st_mode & 07777);
+	chmod(UE_STATUS, status.st_mode & 07777);
+	chmod(UE_DATA, data.st_mode & 07777);
+	ue_enable("", "abi_nobody", 0);
+	ue_delete(fd, "abi_nobody");
+	close(fd);
+	EXPECT_EQ(0, access(TRACEFS "events/user_events/abi_nobody", F_OK) ? 0 : 1);
+}
+
+/* The read() listing, exactly: one line per event, then the totals */
+TEST(listing)
+{
+	struct user_reg a, b;
+	char want[256], *all;
+	int fd = open(UE_DATA, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_register(fd, "abi_list:BPF_ITER,LATER u32 a", &a));
+	ASSERT_EQ(0, ue_register(fd, "abi_list2", &b));
+	ASSERT_EQ(0, ue_enable("", "abi_list2", 1));
+	snprintf(want, sizeof(want),
+		 "%u:abi_list:BPF_ITER,LATER\n%u:abi_list2 # Used by ftrace\n\nActive: 2\nBusy: 1\nMax: %d\n",
+		 a.status_index, b.status_index, getpagesize());
+	all = ue_read_file(UE_STATUS);
+	EXPECT_STREQ(want, all);
+	free(all);
+	ue_enable("", "abi_list2", 0);
+	close(fd);
+	EXPECT_EQ(0, delete_event("abi_list"));
+	EXPECT_EQ(0, delete_event("abi_list2"));
+	snprintf(want, sizeof(want), "\nActive: 0\nBusy: 0\nMax: %d\n", getpagesize());
+	all = ue_read_file(UE_STATUS);
+	EXPECT_STREQ(want, all);
+	free(all);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dyn_test: the u: command of dynamic_events. Every field type is accepted
+ * and shown back in canonical form; every malformed description is refused
+ * with EINVAL and creates nothing; deletion matches fields; error_log puts
+ * its caret under the offending word.
+ */
+#include "../kselftest_harness.h"
+#include "ue_helpers.h"
+
+/* Is "u:<name>" (alone or followed by a space or ':') in dynamic_events? */
+static int dyn_has(const char *name)
+{
+	char *all = ue_read_file(UE_DYN), want[300], *p;
+	int found = 0;
+
+	snprintf(want, sizeof(want), "u:%s", name);
+	for (p = all; p && (p = strstr(p, want)); p++) {
+		char next = p[strlen(want)];
+
+		if ((p == all || p[-1] == '\n') &&
+		    (next == ' ' || next == '\n' || next == ':'))
+			found = 1;
+	}
+	free(all);
+	return found;
+}
+
+FIXTURE(dyn) {
+	int unused;
+};
+
+FIXTURE_VARIANT(dyn) {
+	const char *cmd;	/* written to dynamic_events */
+	int err;		/* 0 or the errno of the write */
+	const char *shown;	/* the line cat dynamic_events shows, if accepted */
+};
+
+FIXTURE_SETUP(dyn)
+{
+	ue_write_file(UE_DYN, "-:dyn_t", O_APPEND);
+}
+
+FIXTURE_TEARDOWN(dyn)
+{
+	ue_write_file(UE_DYN, "-:dyn_t", O_APPEND);
+}
+
+FIXTURE_VARIANT_ADD(dyn, no_fields) {
+	.cmd = "u:dyn_t",
+	.shown = "u:dyn_t",
+};
+
+FIXTURE_VARIANT_ADD(dyn, u8) {
+	.cmd = "u:dyn_t u8 a",
+	.shown = "u:dyn_t u8 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, s8) {
+	.cmd = "u:dyn_t s8 a",
+	.shown = "u:dyn_t s8 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, u16) {
+	.cmd = "u:dyn_t u16 a",
+	.shown = "u:dyn_t u16 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, s16) {
+	.cmd = "u:dyn_t s16 a",
+	.shown = "u:dyn_t s16 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, u32) {
+	.cmd = "u:dyn_t u32 a",
+	.shown = "u:dyn_t u32 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, s32) {
+	.cmd = "u:dyn_t s32 a",
+	.shown = "u:dyn_t s32 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, u64) {
+	.cmd = "u:dyn_t u64 a",
+	.shown = "u:dyn_t u64 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, s64) {
+	.cmd = "u:dyn_t s64 a",
+	.shown = "u:dyn_t s64 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, char) {
+	.cmd = "u:dyn_t char a",
+	.shown = "u:dyn_t char a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, short) {
+	.cmd = "u:dyn_t short a",
+	.shown = "u:dyn_t short a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, int) {
+	.cmd = "u:dyn_t int a",
+	.shown = "u:dyn_t int a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, uchar) {
+	.cmd = "u:dyn_t unsigned char a",
+	.shown = "u:dyn_t unsigned char a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, ushort) {
+	.cmd = "u:dyn_t unsigned short a",
+	.shown = "u:dyn_t unsigned short a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, uint) {
+	.cmd = "u:dyn_t unsigned int a",
+	.shown = "u:dyn_t unsigned int a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, chars) {
+	.cmd = "u:dyn_t char[20] a",
+	.shown = "u:dyn_t char[20] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, chars_hex) {
+	.cmd = "u:dyn_t char[0x10] a",
+	.shown = "u:dyn_t char[16] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, chars_max) {
+	.cmd = "u:dyn_t char[1024] a",
+	.shown = "u:dyn_t char[1024] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, uchars) {
+	.cmd = "u:dyn_t unsigned char[3] a",
+	.shown = "u:dyn_t unsigned char[3] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, data_loc) {
+	.cmd = "u:dyn_t __data_loc char[] a",
+	.shown = "u:dyn_t __data_loc char[] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, rel_loc) {
+	.cmd = "u:dyn_t __rel_loc char[] a",
+	.shown = "u:dyn_t __rel_loc char[] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, rel_loc_u8) {
+	.cmd = "u:dyn_t __rel_loc u8[] a",
+	.shown = "u:dyn_t __rel_loc u8[] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, data_loc_uc) {
+	.cmd = "u:dyn_t __data_loc unsigned char[] a",
+	.shown = "u:dyn_t __data_loc unsigned char[] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, struct) {
+	.cmd = "u:dyn_t struct foo a 24",
+	.shown = "u:dyn_t struct foo a 24",
+};
+
+FIXTURE_VARIANT_ADD(dyn, spaces) {
+	.cmd = "u:dyn_t   u32  a ;u64\tb;",
+	.shown = "u:dyn_t u32 a; u64 b",
+};
+
+FIXTURE_VARIANT_ADD(dyn, flags) {
+	.cmd = "u:dyn_t:BPF_ITER u32 a",
+	.shown = "u:dyn_t:BPF_ITER u32 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, unknown_flag) {
+	.cmd = "u:dyn_t:BPF_ITER,NEW_THING u32 a",
+	.shown = "u:dyn_t:BPF_ITER,NEW_THING u32 a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, digits_in_name) {
+	.cmd = "u:dyn_t u32 a2_b",
+	.shown = "u:dyn_t u32 a2_b",
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_empty_name) {
+	.cmd = "u: u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_digit_name) {
+	.cmd = "u:1dyn u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_dash_name) {
+	.cmd = "u:dyn-t u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_dot_name) {
+	.cmd = "u:dyn.t u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_slash_name) {
+	.cmd = "u:a/dyn_t u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_unknown_type) {
+	.cmd = "u:dyn_t u128 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_long) {
+	.cmd = "u:dyn_t long a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_ulong) {
+	.cmd = "u:dyn_t unsigned long a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_size_on_int) {
+	.cmd = "u:dyn_t u32 a 4",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_struct_no_size) {
+	.cmd = "u:dyn_t struct foo a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_struct_zero) {
+	.cmd = "u:dyn_t struct foo a 0",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_struct_huge) {
+	.cmd = "u:dyn_t struct foo a 1025",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_array_huge) {
+	.cmd = "u:dyn_t char[1025] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_array_zero) {
+	.cmd = "u:dyn_t char[0] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_array_junk) {
+	.cmd = "u:dyn_t char[x] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_array_u32) {
+	.cmd = "u:dyn_t u32[4] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_loc_sized) {
+	.cmd = "u:dyn_t __data_loc char[4] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_loc_no_array) {
+	.cmd = "u:dyn_t __rel_loc char a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_no_field_name) {
+	.cmd = "u:dyn_t u32",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_bad_field_name) {
+	.cmd = "u:dyn_t u32 a-b",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_digit_field_name) {
+	.cmd = "u:dyn_t u32 9a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_dup_field) {
+	.cmd = "u:dyn_t u32 a; u64 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_empty_field) {
+	.cmd = "u:dyn_t u32 a;; u32 b",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_leading_semicolon) {
+	.cmd = "u:dyn_t ; u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_only_semicolon) {
+	.cmd = "u:dyn_t ;",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_two_trailing) {
+	.cmd = "u:dyn_t u32 a;;",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_empty_flags) {
+	.cmd = "u:dyn_t: u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_bad_flag_sep) {
+	.cmd = "u:dyn_t:A,,B u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_unbalanced) {
+	.cmd = "u:dyn_t char[4 a",
+	.err = EINVAL,
+};
+
+TEST_F(dyn, create)
+{
+	char *all;
+
+	EXPECT_EQ(-variant->err, ue_write_file(UE_DYN, variant->cmd, O_APPEND));
+	all = ue_read_file(UE_DYN);
+	ASSERT_NE(NULL, all);
+	if (variant->err) {
+		EXPECT_EQ(0, dyn_has("dyn_t")) TH_LOG("dynamic_events: %s", all);
+	} else {
+		char want[600];
+
+		snprintf(want, sizeof(want), "%s\n", variant->shown);
+		EXPECT_NE(NULL, strstr(all, want)) TH_LOG("want '%s' in '%s'",
+							  variant->shown, all);
+		EXPECT_EQ(0, access(TRACEFS "events/user_events/dyn_t/format", R_OK));
+	}
+	free(all);
+}
+
+TEST(name_lengths)
+{
+	char cmd[600];
+
+	memset(cmd, 'n', sizeof(cmd));
+	memcpy(cmd, "u:", 2);
+	snprintf(cmd + 2 + 255, sizeof(cmd) - 257, " u32 a");
+	EXPECT_EQ(0, ue_write_file(UE_DYN, cmd, O_APPEND));
+	cmd[2 + 255] = '\0';
+	EXPECT_EQ(1, dyn_has(cmd + 2));
+	cmd[0] = '-';
+	EXPECT_EQ(0, ue_write_file(UE_DYN, cmd, O_APPEND));
+	memset(cmd, 'n', sizeof(cmd));
+	memcpy(cmd, "u:", 2);
+	snprintf(cmd + 2 + 256, sizeof(cmd) - 258, " u32 a");
+	EXPECT_EQ(-EINVAL, ue_write_file(UE_DYN, cmd, O_APPEND));
+}
+
+/* 511 description bytes are fine (512 with the NUL); 512 are not */
+TEST(description_limit)
+{
+	char cmd[600];
+	int len;
+
+	for (len = 510; len <= 513; len++) {
+		int pad = len - (int)strlen("dyn_t char[1] a");
+
+		snprintf(cmd, sizeof(cmd), "u:dyn_t char[1]%*s a", pad, "");
+		ASSERT_EQ(len, (int)strlen(cmd + 2));
+		EXPECT_EQ(len < 512 ? 0 : -E2BIG, ue_write_file(UE_DYN, cmd, O_APPEND))
+			TH_LOG("description of %d bytes", len);
+		ue_write_file(UE_DYN, "-:dyn_t", O_APPEND);
+	}
+}
+
+/* !u:name fields deletes only when the fields match; -:name and -:system/name */
+TEST(delete_matching)
+{
+	ASSERT_EQ(0, ue_write_file(UE_DYN, "u:dyn_d u32 a; char[4] b", O_APPEND));
+	EXPECT_NE(0, ue_write_file(UE_DYN, "!u:dyn_d u32 a", O_APPEND));
+	EXPECT_EQ(1, dyn_has("dyn_d"));
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "!u:dyn_d u32  a;char[4] b;", O_APPEND));
+	EXPECT_EQ(0, dyn_has("dyn_d"));
+	ASSERT_EQ(0, ue_write_file(UE_DYN, "u:dyn_d u32 a", O_APPEND));
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "!u:dyn_d", O_APPEND));
+	EXPECT_EQ(0, dyn_has("dyn_d"));
+	ASSERT_EQ(0, ue_write_file(UE_DYN, "u:dyn_d u32 a", O_APPEND));
+	EXPECT_NE(0, ue_write_file(UE_DYN, "-:kprobes/dyn_d", O_APPEND));
+	EXPECT_EQ(1, dyn_has("dyn_d"));
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "-:user_events/dyn_d", O_APPEND));
+	EXPECT_EQ(0, dyn_has("dyn_d"));
+	ASSERT_EQ(0, ue_write_file(UE_DYN, "u:dyn_d u32 a", O_APPEND));
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "-:dyn_d", O_APPEND));
+	EXPECT_EQ(0, dyn_has("dyn_d"));
+	EXPECT_NE(0, access(TRACEFS "events/user_events/dyn_d", F_OK));
+}
+
+/* Same fields again: fine; other fields: EADDRINUSE */
+TEST(recreate)
+{
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "u:dyn_r u32 a", O_APPEND));
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "u:dyn_r u32 a;", O_APPEND));
+	EXPECT_EQ(-EADDRINUSE, ue_write_file(UE_DYN, "u:dyn_r u64 a", O_APPEND));
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "-:dyn_r", O_APPEND));
+}
+
+/* The caret of the last error_log entry sits under @word of @cmd */
+static int caret_under(const char *cmd, const char *word)
+{
+	char *log, *c, *line;
+	int want = (int)(strstr(cmd, word) - cmd), col;
+
+	ue_write_file(TRACEFS "error_log", "", O_TRUNC);
+	if (ue_write_file(UE_DYN, cmd, O_APPEND) != -EINVAL)
+		return -1;
+	log = ue_read_file(TRACEFS "error_log");
+	c = log ? strstr(log, "  Command: ") : NULL;
+	if (!c) {
+		free(log);
+		return -2;
+	}
+	line = strchr(c, '\n') + 1;
+	col = (int)(strchr(line, '^') - line) - (int)strlen("  Command: ");
+	free(log);
+	return col == want ? 0 : col;
+}
+
+TEST(error_log_caret)
+{
+	EXPECT_EQ(0, caret_under("u:dyn_e u32 a; long b", "long"));
+	EXPECT_EQ(0, caret_under("u:dyn_e u32 a; u128 b", "u128"));
+	EXPECT_EQ(0, caret_under("u:9dyn_e u32 a", "9dyn_e"));
+	EXPECT_EQ(0, caret_under("u:dyn_e u32 a 4", "4"));
+	EXPECT_EQ(0, caret_under("u:dyn_e char[2000] s", "char[2000]"));
+	EXPECT_EQ(0, ue_write_file(TRACEFS "error_log", "", O_TRUNC));
+}
+
+TEST_HARNESS_MAIN
