@@ -31,7 +31,8 @@ FIXTURE_SETUP(ft)
 FIXTURE_TEARDOWN(ft)
 {
 	static const char * const names[] = { "ft_reuse", "ft_reuse2", "ft_status", "ft_vals",
-				"ft_err", "ft_fault", "ft_del", "ft_types" };
+				"ft_err", "ft_fault", "ft_del", "ft_types",
+				"ft_filter" };
 	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
@@ -254,6 +255,44 @@ TEST_F(ft, delete_rules)
 	EXPECT_EQ(-ENOENT, ue_delete(fd2, "ft_del"));
 	EXPECT_NE(0, access(TRACEFS "events/user_events/ft_del", F_OK));
 	close(fd2);
+}
+
+/* Filters and histograms work on the fields like on any trace event */
+TEST_F(ft, filter_and_hist)
+{
+	struct user_reg reg;
+	struct { int idx; unsigned int count; char tag[8]; } rec;
+	char *hist;
+	int i;
+
+	ASSERT_EQ(0, ue_register(self->fd, "ft_filter u32 count; char[8] tag", &reg));
+	ASSERT_EQ(0, ue_write_file(TRACEFS "events/user_events/ft_filter/filter",
+				   "count > 5 && tag == \"keep\"", O_TRUNC));
+	ASSERT_EQ(0, ue_write_file(TRACEFS "events/user_events/ft_filter/trigger",
+				   "hist:keys=count", O_TRUNC));
+	ASSERT_EQ(0, ue_enable("", "ft_filter", 1));
+	for (i = 0; i < 10; i++) {
+		rec.idx = reg.write_index;
+		rec.count = i;
+		memset(rec.tag, 0, sizeof(rec.tag));
+		memcpy(rec.tag, i % 2 ? "keep" : "drop", 4);
+		ASSERT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+	}
+	/* 7 and 9 pass the filter */
+	EXPECT_EQ(2, ue_trace_count("ft_filter: count="));
+	EXPECT_EQ(1, ue_trace_count("ft_filter: count=7 tag=keep\n"));
+	hist = ue_read_file(TRACEFS "events/user_events/ft_filter/hist");
+	ASSERT_NE(NULL, hist);
+	/* the trigger sees every event; the filter only decides what is traced */
+	EXPECT_NE(NULL, strstr(hist, "Hits: 10")) TH_LOG("hist: %s", hist);
+	EXPECT_NE(NULL, strstr(hist, "{ count:          9 } hitcount:          1"))
+		TH_LOG("hist: %s", hist);
+	free(hist);
+	ASSERT_EQ(0, ue_enable("", "ft_filter", 0));
+	EXPECT_EQ(0, ue_write_file(TRACEFS "events/user_events/ft_filter/trigger",
+				   "!hist:keys=count", O_TRUNC));
+	EXPECT_EQ(0, ue_write_file(TRACEFS "events/user_events/ft_filter/filter",
+				   "0", O_TRUNC));
 }
 
 /* format: true offsets, sizes and signedness, and a print fmt per type */
