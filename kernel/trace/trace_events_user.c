@@ -765,6 +765,19 @@ static struct trace_event_fields *user_event_fields_array(struct user_event *ue)
 
 /* Writing ---------------------------------------------------------------- */
 
+/* Are the __data_loc/__rel_loc fields of a @size-byte record sound? */
+static bool user_event_locs_valid(struct user_event *ue, const u8 *rec,
+				  u32 size)
+{
+	int i;
+
+	for (i = 0; ue->nr_locs && i < ue->nr_fields; i++)
+		if (ue->fields[i].kind >= UF_LOC_STR &&
+		    !user_loc_valid(&ue->fields[i], rec, size))
+			return false;
+	return true;
+}
+
 /* The ftrace consumer: one record per attached trace_event_file */
 static void user_event_ftrace(void *data, struct user_event *ue,
 			      struct iov_iter *from, size_t len,
@@ -774,7 +787,6 @@ static void user_event_ftrace(void *data, struct user_event *ue,
 	struct trace_event_buffer fbuffer;
 	struct iov_iter copy = *from;
 	void *entry;
-	int i;
 
 	if (trace_trigger_soft_disabled(file))
 		return;
@@ -787,11 +799,7 @@ static void user_event_ftrace(void *data, struct user_event *ue,
 		w->faulted = true;
 		goto discard;
 	}
-	for (i = 0; ue->nr_locs && i < ue->nr_fields; i++) {
-		if (ue->fields[i].kind < UF_LOC_STR ||
-		    user_loc_valid(&ue->fields[i], entry,
-				   sizeof(struct trace_entry) + len))
-			continue;
+	if (!user_event_locs_valid(ue, entry, sizeof(struct trace_entry) + len)) {
 		w->err = -EFAULT;
 		goto discard;
 	}
@@ -801,6 +809,47 @@ static void user_event_ftrace(void *data, struct user_event *ue,
 discard:
 	__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
 }
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * The perf consumer: one raw sample for the perf events open on this CPU,
+ * after the eBPF programs attached to the tracepoint have run on it (with
+ * the standard tracepoint context: the record).
+ */
+static void user_event_perf(void *data, struct user_event *ue,
+			    struct iov_iter *from, size_t len,
+			    struct user_event_write *w)
+{
+	struct trace_event_call *call = data;
+	struct hlist_head *head = this_cpu_ptr(call->perf_events);
+	struct iov_iter copy = *from;
+	struct trace_entry *entry;
+	struct pt_regs *regs;
+	int size, rctx;
+
+	if (!bpf_prog_array_valid(call) && hlist_empty(head))
+		return;
+	/* perf puts a u32 size in front; the whole stays u64-aligned */
+	size = ALIGN(sizeof(*entry) + len + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	entry = perf_trace_buf_alloc(size, &regs, &rctx);
+	if (!entry)
+		return;
+	perf_fetch_caller_regs(regs);
+	if (unlikely(copy_from_iter(entry + 1, len, &copy) != len)) {
+		w->faulted = true;
+		goto drop;
+	}
+	if (!user_event_locs_valid(ue, (u8 *)entry, sizeof(*entry) + len)) {
+		w->err = -EFAULT;
+		goto drop;
+	}
+	perf_trace_run_bpf_submit(entry, size, rctx, call, 1, regs, head, NULL);
+	w->recorded++;
+	return;
+drop:
+	perf_swevent_put_recursion_context(rctx);
+}
+#endif
 
 /* Call every attached consumer, as a tracepoint would, pages not faulted */
 static void user_event_call_probes(struct user_event *ue, struct iov_iter *i,
@@ -919,9 +968,15 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		/* perf records nothing yet: refuse rather than drop */
-		return -EOPNOTSUPP;
+		/* once per event: perf counts its own opens */
+		ret = tracepoint_probe_register(&ue->tp, user_event_perf, call);
+		if (!ret)
+			ue->perf_users++;
+		break;
 	case TRACE_REG_PERF_UNREGISTER:
+		tracepoint_probe_unregister(&ue->tp, user_event_perf, call);
+		ue->perf_users--;
+		break;
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
 	case TRACE_REG_PERF_ADD:
