@@ -71,6 +71,40 @@ TEST_F(ft, register_reuse)
 	close(fd2);
 }
 
+/* ioctl errors: the struct size, pointers, description length, the command */
+TEST_F(ft, ioctl_errors)
+{
+	char desc[600];
+	struct user_reg reg;
+	unsigned int sizes[] = { 0, 20, 23, 25, 32 };
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(sizes); i++) {
+		memset(&reg, 0, sizeof(reg));
+		reg.size = sizes[i];
+		reg.name_args = (unsigned long)"ft_reuse";
+		EXPECT_EQ(-1, ioctl(self->fd, DIAG_IOCSREG, &reg));
+		EXPECT_EQ(EINVAL, errno) TH_LOG("size %u", sizes[i]);
+	}
+	EXPECT_EQ(-1, ioctl(self->fd, DIAG_IOCSREG, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	reg.size = sizeof(reg);
+	reg.name_args = 8;
+	EXPECT_EQ(-1, ioctl(self->fd, DIAG_IOCSREG, &reg));
+	EXPECT_EQ(EFAULT, errno);
+	/* 511 bytes and the NUL fit; 512 do not */
+	memset(desc, 0, sizeof(desc));
+	memcpy(desc, "ft_reuse u8 a;", 14);
+	memset(desc + 14, ' ', 511 - 14);
+	EXPECT_EQ(0, ue_register(self->fd, desc, &reg));
+	desc[511] = ' ';
+	EXPECT_EQ(-E2BIG, ue_register(self->fd, desc, &reg));
+	EXPECT_EQ(-1, ioctl(self->fd, DIAG_IOCSDEL, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOW(DIAG_IOC_MAGIC, 9, char *), "ft_reuse"));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
 /* The byte is the OR of what is attached, across tracefs instances */
 TEST_F(ft, status_follows_enable)
 {
