@@ -950,6 +950,21 @@ static void user_event_update_status(struct user_event *ue)
 	WRITE_ONCE(status_bytes[ue->index], user_event_status(ue));
 }
 
+/* Hook one consumer's probe on or off; @users counts that kind */
+static int user_event_attach(struct user_event *ue, void *probe, void *data,
+			     int *users, bool on)
+{
+	int ret = 0;
+
+	if (on)
+		ret = tracepoint_probe_register(&ue->tp, probe, data);
+	else
+		tracepoint_probe_unregister(&ue->tp, probe, data);
+	if (!ret)
+		*users += on ? 1 : -1;
+	return ret;
+}
+
 static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 			  void *data)
 {
@@ -958,24 +973,16 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		ret = tracepoint_probe_register(&ue->tp, user_event_ftrace, data);
-		if (!ret)
-			ue->ftrace_users++;
-		break;
 	case TRACE_REG_UNREGISTER:
-		tracepoint_probe_unregister(&ue->tp, user_event_ftrace, data);
-		ue->ftrace_users--;
+		ret = user_event_attach(ue, user_event_ftrace, data, &ue->ftrace_users,
+					type == TRACE_REG_REGISTER);
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		/* once per event: perf counts its own opens */
-		ret = tracepoint_probe_register(&ue->tp, user_event_perf, call);
-		if (!ret)
-			ue->perf_users++;
-		break;
 	case TRACE_REG_PERF_UNREGISTER:
-		tracepoint_probe_unregister(&ue->tp, user_event_perf, call);
-		ue->perf_users--;
+		/* once per event: perf counts its own opens */
+		ret = user_event_attach(ue, user_event_perf, call, &ue->perf_users,
+					type == TRACE_REG_PERF_REGISTER);
 		break;
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
