@@ -81,6 +81,7 @@ struct user_event {
 	int			nr_locs;
 	u32			min_size;	/* payload bytes of the fields */
 	u32			index;		/* status byte */
+	bool			bpf_iter;	/* flag BPF_ITER */
 	/* Attached consumers, by kind; event_mutex */
 	int			ftrace_users;
 	int			perf_users;
@@ -812,9 +813,37 @@ discard:
 
 #ifdef CONFIG_PERF_EVENTS
 /*
+ * BPF_ITER: the eBPF programs get the writer's data where it is, described
+ * by a struct user_bpf_context, instead of a copy. Returns whether the
+ * perf events should still get their sample (as a program's return value
+ * decides for any tracepoint). Without CONFIG_BPF_EVENTS there are none.
+ */
+static bool user_event_bpf_iter(struct trace_event_call *call,
+				struct iov_iter *from, size_t len)
+{
+	struct user_bpf_context ctx = { .data_len = len };
+	struct user_bpf_iter iter;
+
+	if (iter_is_ubuf(from)) {
+		ctx.data_type = USER_BPF_DATA_USER;
+		ctx.udata = (const void __force *)iter_iov_addr(from);
+	} else if (iter_is_iovec(from)) {
+		iter.iov_offset = from->iov_offset;
+		iter.nr_segs = from->nr_segs;
+		iter.iov = (const struct iovec *)iter_iov(from);
+		ctx.data_type = USER_BPF_DATA_ITER;
+		ctx.iter = &iter;
+	} else {
+		return true;
+	}
+	return trace_call_bpf(call, &ctx);
+}
+
+/*
  * The perf consumer: one raw sample for the perf events open on this CPU,
  * after the eBPF programs attached to the tracepoint have run on it (with
- * the standard tracepoint context: the record).
+ * the standard tracepoint context: the record). BPF_ITER events run their
+ * programs on the iovecs first and copy only for the perf samples.
  */
 static void user_event_perf(void *data, struct user_event *ue,
 			    struct iov_iter *from, size_t len,
@@ -822,12 +851,18 @@ static void user_event_perf(void *data, struct user_event *ue,
 {
 	struct trace_event_call *call = data;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
+	bool bpf = bpf_prog_array_valid(call);
 	struct iov_iter copy = *from;
 	struct trace_entry *entry;
 	struct pt_regs *regs;
 	int size, rctx;
 
-	if (!bpf_prog_array_valid(call) && hlist_empty(head))
+	if (ue->bpf_iter && bpf) {
+		if (!user_event_bpf_iter(call, from, len))
+			return;
+		bpf = false;
+	}
+	if (!bpf && hlist_empty(head))
 		return;
 	/* perf puts a u32 size in front; the whole stays u64-aligned */
 	size = ALIGN(sizeof(*entry) + len + sizeof(u32), sizeof(u64)) - sizeof(u32);
@@ -843,7 +878,12 @@ static void user_event_perf(void *data, struct user_event *ue,
 		w->err = -EFAULT;
 		goto drop;
 	}
-	perf_trace_run_bpf_submit(entry, size, rctx, call, 1, regs, head, NULL);
+	if (bpf)
+		perf_trace_run_bpf_submit(entry, size, rctx, call, 1, regs,
+					  head, NULL);
+	else
+		perf_trace_buf_submit(entry, size, rctx, call->event.type, 1,
+				      regs, head, NULL);
 	w->recorded++;
 	return;
 drop:
@@ -1020,6 +1060,22 @@ static void user_event_release_memory(struct user_event *ue)
 	kfree(ue);
 }
 
+/* Is @flag in the comma-separated @flags (unknown flags are ignored)? */
+static bool user_flags_have(const char *flags, const char *flag)
+{
+	size_t len = strlen(flag);
+
+	while (flags && *flags) {
+		if (!strncmp(flags, flag, len) &&
+		    (flags[len] == ',' || !flags[len]))
+			return true;
+		flags = strchr(flags, ',');
+		if (flags)
+			flags++;
+	}
+	return false;
+}
+
 /* Take what @d owns and lay the fields out after the common header */
 static struct user_event *user_event_alloc(struct user_spec *d)
 {
@@ -1031,6 +1087,7 @@ static struct user_event *user_event_alloc(struct user_spec *d)
 		return NULL;
 	ue->name = d->name;
 	ue->flags = d->flags;
+	ue->bpf_iter = user_flags_have(d->flags, "BPF_ITER");
 	ue->args = d->args;
 	ue->fields = d->fields;
 	ue->nr_fields = d->nr_fields;

@@ -89,7 +89,7 @@ TEST(limit_and_reuse)
 	int max = getpagesize() - 1, i, n, fd = open(UE_DATA, O_RDWR);
 	const unsigned char *page = map_status();
 	struct user_reg reg;
-	unsigned int freed;
+	unsigned int freed = 0;
 	char name[32];
 
 	ASSERT_LE(0, fd);

@@ -2,7 +2,8 @@
 /*
  * ftrace_test: user events as ftrace sees them: registration, the status
  * byte, records in trace with their exact values, every write error, pages
- * that fault, deletion rules and the format file.
+ * that fault, deletion rules, the format file, and hist triggers turning
+ * two user events into a synthetic latency event.
  */
 #define _GNU_SOURCE
 #include <sys/stat.h>
@@ -32,7 +33,7 @@ FIXTURE_TEARDOWN(ft)
 {
 	static const char * const names[] = { "ft_reuse", "ft_reuse2", "ft_status", "ft_vals",
 				"ft_err", "ft_fault", "ft_del", "ft_types",
-				"ft_filter" };
+				"ft_filter", "req_start", "req_end" };
 	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
@@ -368,6 +369,85 @@ TEST_F(ft, format_every_type)
 		ue_format_line("ft_types", key, line, sizeof(line));
 		EXPECT_STREQ(lines[i], line + strspn(line, "\t"));
 	}
+}
+
+#define REQ_END_TRIGGER "hist:keys=id:lat=common_timestamp.usecs-$ts0:" \
+	"onmatch(user_events.req_start).trace(req_lat,id,$lat)"
+
+/* The lat of "req_lat: id=@id lat=N" in trace, or -1 */
+static long long req_lat_of(const char *trace, int id)
+{
+	char needle[64];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "req_lat: id=%d lat=", id);
+	p = strstr(trace, needle);
+	return p ? atoll(p + strlen(needle)) : -1;
+}
+
+/*
+ * Two user events and hist triggers: req_start saves its timestamp per id,
+ * req_end computes the latency and fires the synthetic event req_lat.
+ */
+TEST_F(ft, synthetic_latency)
+{
+	struct user_reg start, end;
+	/* write index, then the u64 id (little endian, high half 0) */
+	struct { unsigned int idx, id, id_hi; } rec = { 0 };
+	long long lat1, lat2;
+	char *trace;
+
+	ASSERT_EQ(0, ue_register(self->fd, "req_start u64 id", &start));
+	ASSERT_EQ(0, ue_register(self->fd, "req_end u64 id", &end));
+	ASSERT_EQ(0, ue_write_file(TRACEFS "synthetic_events",
+				   "req_lat u64 id; u64 lat", O_APPEND));
+	ASSERT_EQ(0, ue_write_file(TRACEFS "events/user_events/req_start/trigger",
+				   "hist:keys=id:ts0=common_timestamp.usecs", O_APPEND));
+	ASSERT_EQ(0, ue_write_file(TRACEFS "events/user_events/req_end/trigger",
+				   REQ_END_TRIGGER, O_APPEND));
+	ASSERT_EQ(0, ue_write_file(TRACEFS "events/synthetic/req_lat/enable", "1",
+				   O_TRUNC));
+	/* a trigger is an ftrace consumer: writers see it */
+	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[start.status_index]);
+	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[end.status_index]);
+
+	/* request 1 starts, 2 starts and ends 20 ms later, 1 ends 20 ms after */
+	rec.idx = start.write_index;
+	rec.id = 1;
+	ASSERT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+	rec.id = 2;
+	ASSERT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+	usleep(20000);
+	rec.idx = end.write_index;
+	ASSERT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+	usleep(20000);
+	rec.id = 1;
+	ASSERT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+	/* an end without a start matches nothing */
+	rec.id = 3;
+	ASSERT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+
+	trace = ue_read_file(TRACEFS "trace");
+	ASSERT_NE(NULL, trace);
+	lat1 = req_lat_of(trace, 1);
+	lat2 = req_lat_of(trace, 2);
+	EXPECT_LE(20000, lat2) TH_LOG("trace: %s", trace);
+	EXPECT_LE(40000, lat1) TH_LOG("trace: %s", trace);
+	EXPECT_LT(lat2, lat1);
+	EXPECT_EQ(-1, req_lat_of(trace, 3));
+	EXPECT_EQ(2, ue_trace_count("req_lat: id="));
+	free(trace);
+
+	EXPECT_EQ(0, ue_write_file(TRACEFS "events/synthetic/req_lat/enable", "0",
+				   O_TRUNC));
+	EXPECT_EQ(0, ue_write_file(TRACEFS "events/user_events/req_end/trigger",
+				   "!" REQ_END_TRIGGER, O_APPEND));
+	EXPECT_EQ(0, ue_write_file(TRACEFS "events/user_events/req_start/trigger",
+				   "!hist:keys=id:ts0=common_timestamp.usecs", O_APPEND));
+	EXPECT_EQ(0, ue_write_file(TRACEFS "synthetic_events", "!req_lat", O_APPEND));
+	/* nobody listens any more */
+	EXPECT_EQ(0, self->page[start.status_index]);
+	EXPECT_EQ(0, self->page[end.status_index]);
 }
 
 TEST_HARNESS_MAIN

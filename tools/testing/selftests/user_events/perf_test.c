@@ -10,18 +10,6 @@
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
 
-static int tracepoint_id(const char *name)
-{
-	char path[256], *text;
-	int id;
-
-	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s/id", name);
-	text = ue_read_file(path);
-	id = text ? atoi(text) : -1;
-	free(text);
-	return id;
-}
-
 static int perf_open(int id, int sample)
 {
 	struct perf_event_attr pe = {
@@ -84,7 +72,7 @@ static void fill(struct perf_rec *r, int idx, unsigned int a)
 /* The bit is set while any perf event is open, with ftrace or without */
 TEST_F(perf, status_bit)
 {
-	int id = tracepoint_id("perf_t"), p1, p2;
+	int id = ue_tracepoint_id("perf_t"), p1, p2;
 	unsigned char *b = (unsigned char *)&self->page[self->reg.status_index];
 
 	ASSERT_LT(0, id);
@@ -107,7 +95,7 @@ TEST_F(perf, status_bit)
 /* The raw sample is the record: common header, then the payload as written */
 TEST_F(perf, raw_sample)
 {
-	int id = tracepoint_id("perf_t"), p, page = getpagesize();
+	int id = ue_tracepoint_id("perf_t"), p, page = getpagesize();
 	struct perf_event_mmap_page *meta;
 	struct perf_event_header *hdr;
 	struct perf_rec r;
@@ -146,7 +134,7 @@ TEST_F(perf, raw_sample)
 /* Counting mode: one per write, none while the event is not written */
 TEST_F(perf, counting)
 {
-	int id = tracepoint_id("perf_t"), p, i;
+	int id = ue_tracepoint_id("perf_t"), p, i;
 	struct perf_rec r;
 	long long count = -1;
 

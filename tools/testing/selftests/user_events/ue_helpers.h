@@ -78,6 +78,19 @@ static inline char *ue_read_file(const char *path)
 	return buf;
 }
 
+/* The tracepoint id of user event @name (for perf_event_open), or -1 */
+static inline int ue_tracepoint_id(const char *name)
+{
+	char path[256], *text;
+	int id;
+
+	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s/id", name);
+	text = ue_read_file(path);
+	id = text ? atoi(text) : -1;
+	free(text);
+	return id;
+}
+
 /* 1/0 into events/user_events/@name/enable of @instance ("" or "instances/x/") */
 static inline int ue_enable(const char *instance, const char *name, int on)
 {
