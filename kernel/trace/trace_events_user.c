@@ -87,11 +87,16 @@ struct user_event {
 	int			perf_users;
 };
 
-/* The fd's events; index i is write index i. Replaced whole, freed by RCU. */
+/*
+ * The fd's events; index i is write index i. New events are appended in
+ * place (published by the release of count); a full array is replaced by
+ * one twice its size, the old one freed by RCU, so registering is O(1).
+ */
 struct user_event_refs {
 	struct rcu_head		rcu;
-	int			count;
-	struct user_event	*events[] __counted_by(count);
+	int			count;		/* in use, read with acquire */
+	int			size;
+	struct user_event	*events[] __counted_by(size);
 };
 
 struct user_event_fd {
@@ -559,8 +564,11 @@ static void user_field_fmt(struct seq_buf *s, struct user_field *f, bool arg)
 
 	switch (f->kind) {
 	case UF_INT:
+		/* libtraceevent sign-extends s8/s16 only with hh/h */
 		if (!arg)
-			seq_buf_printf(s, "%s=%%%s%c", f->name, f->size == 8 ? "ll" : "",
+			seq_buf_printf(s, "%s=%%%s%c", f->name,
+				       f->size == 8 ? "ll" : f->size == 2 ? "h" :
+				       f->size == 1 ? "hh" : "",
 				       f->is_signed ? 'd' : 'u');
 		else
 			seq_buf_printf(s, ", REC->%s", f->name);
@@ -578,12 +586,16 @@ static void user_field_fmt(struct seq_buf *s, struct user_field *f, bool arg)
 		if (!arg)
 			seq_buf_printf(s, "%s=%%s", f->name);
 		else if (f->kind == UF_BYTES)
-			seq_buf_printf(s, ", __print_hex(REC->%s, %u)", f->name, f->size);
-		else
-			seq_buf_printf(s, ", __print_hex(%s_dynamic_array(%s), ",
-				       loc, f->name);
+			seq_buf_printf(s, ", __print_hex_str(REC->%s, %u)", f->name,
+				       f->size);
+		else if (!f->rel)
+			seq_buf_printf(s, ", __print_hex_str(__get_dynamic_array(%s), %s",
+				       f->name, "__get_dynamic_array_len(");
+		else	/* libtraceevent 1.7 crashes on __get_rel_dynamic_array_len() */
+			seq_buf_printf(s, ", __print_hex_str(__get_rel_dynamic_array(%s), %s",
+				       f->name, "REC->");
 		if (arg && f->kind == UF_LOC_ARR)
-			seq_buf_printf(s, "%s_dynamic_array_len(%s))", loc, f->name);
+			seq_buf_printf(s, "%s%s)", f->name, f->rel ? " >> 16" : ")");
 		break;
 	}
 }
@@ -943,10 +955,24 @@ static struct user_event *user_event_of_fd(struct file *file, int idx)
 	/* The fd holds a reference on each of its events until release */
 	rcu_read_lock_sched();
 	refs = rcu_dereference_sched(ufd->refs);
-	if (refs && idx < refs->count)
+	/* pairs with the release in user_event_fd_add(): counted slots are set */
+	if (refs && idx < smp_load_acquire(&refs->count))
 		ue = refs->events[idx];
 	rcu_read_unlock_sched();
 	return ue;
+}
+
+/* The write index: the first 4 bytes, nearly always in the first segment */
+static int user_event_read_index(struct iov_iter *i, int *idx)
+{
+	if ((iter_is_ubuf(i) || iter_is_iovec(i)) &&
+	    iter_iov_len(i) >= sizeof(*idx)) {
+		if (get_user(*idx, (int __user *)iter_iov_addr(i)))
+			return -EFAULT;
+		iov_iter_advance(i, sizeof(*idx));
+		return 0;
+	}
+	return copy_from_iter(idx, sizeof(*idx), i) == sizeof(*idx) ? 0 : -EFAULT;
 }
 
 static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
@@ -957,7 +983,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 
 	if (total < sizeof(idx))
 		return -EINVAL;
-	if (unlikely(copy_from_iter(&idx, sizeof(idx), i) != sizeof(idx)))
+	if (unlikely(user_event_read_index(i, &idx)))
 		return -EFAULT;
 	if (idx < 0)
 		return -EINVAL;
@@ -1281,8 +1307,12 @@ static bool user_event_match(const char *system, const char *event,
 
 /* user_events_data ------------------------------------------------------- */
 
-/* The fd's write index for @ue, taking a reference when it is new */
-static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue)
+/*
+ * The fd's write index for @ue, taking a reference when it is new. Only an
+ * event that existed before (@created false) can already be in the array.
+ */
+static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
+			     bool created)
 {
 	struct user_event_refs *old, *refs;
 	int i, count;
@@ -1290,20 +1320,30 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue)
 	lockdep_assert_held(&event_mutex);
 	old = rcu_dereference_protected(ufd->refs, lockdep_is_held(&event_mutex));
 	count = old ? old->count : 0;
-	for (i = 0; i < count; i++)
+	for (i = 0; !created && i < count; i++)
 		if (old->events[i] == ue)
 			return i;
-	refs = kmalloc(struct_size(refs, events, count + 1), GFP_KERNEL);
-	if (!refs)
-		return -ENOMEM;
-	refs->count = count + 1;
-	if (old)
-		memcpy(refs->events, old->events, count * sizeof(*old->events));
+	refs = old;
+	if (!old || count == old->size) {
+		int size = old ? 2 * old->size : 8;
+
+		refs = kmalloc(struct_size(refs, events, size), GFP_KERNEL);
+		if (!refs)
+			return -ENOMEM;
+		refs->size = size;
+		refs->count = count;
+		if (old)
+			memcpy(refs->events, old->events, count * sizeof(*old->events));
+	}
 	refs->events[count] = ue;
 	refcount_inc(&ue->refs);
-	rcu_assign_pointer(ufd->refs, refs);
-	if (old)
-		kfree_rcu(old, rcu);
+	/* writers that see the new count see the new slot */
+	smp_store_release(&refs->count, count + 1);
+	if (refs != old) {
+		rcu_assign_pointer(ufd->refs, refs);
+		if (old)
+			kfree_rcu(old, rcu);
+	}
 	return count;
 }
 
@@ -1344,7 +1384,7 @@ static long user_events_ioctl_reg(struct file *file, struct user_reg __user *ure
 		ue = user_event_get(desc, 0, &created);
 		if (IS_ERR(ue))
 			return PTR_ERR(ue);
-		widx = user_event_fd_add(ufd, ue);
+		widx = user_event_fd_add(ufd, ue, created);
 		if (widx < 0) {
 			if (created)
 				user_event_destroy(ue);

@@ -351,7 +351,7 @@ TEST_F(ft, format_every_type)
 		"field:struct foo o;\toffset:69;\tsize:12;\tsigned:0;",
 		"field:__data_loc char[] p;\toffset:81;\tsize:4;\tsigned:0;",
 		"field:__rel_loc char q[];\toffset:85;\tsize:4;\tsigned:0;",
-		"print fmt: \"a=%u b=%d c=%u d=%d e=%u f=%d g=%llu h=%lld i=%d j=%d k=%d l=%u m=%s n=%s o=%s p=%s q=%s\", REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->i, REC->j, REC->k, REC->l, REC->m, __print_hex(REC->n, 4), __print_hex(REC->o, 12), __get_str(p), __get_rel_str(q)",
+		"print fmt: \"a=%hhu b=%hhd c=%hu d=%hd e=%u f=%d g=%llu h=%lld i=%hhd j=%hd k=%d l=%u m=%s n=%s o=%s p=%s q=%s\", REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->i, REC->j, REC->k, REC->l, REC->m, __print_hex_str(REC->n, 4), __print_hex_str(REC->o, 12), __get_str(p), __get_rel_str(q)",
 	};
 	struct user_reg reg;
 	char line[1024];
@@ -431,9 +431,9 @@ TEST_F(ft, synthetic_latency)
 	ASSERT_NE(NULL, trace);
 	lat1 = req_lat_of(trace, 1);
 	lat2 = req_lat_of(trace, 2);
-	EXPECT_LE(20000, lat2) TH_LOG("trace: %s", trace);
-	EXPECT_LE(40000, lat1) TH_LOG("trace: %s", trace);
-	EXPECT_LT(lat2, lat1);
+	/* 20 ms and 40 ms, give or take the guest clock's 4 ms ticks */
+	EXPECT_LE(15000, lat2) TH_LOG("trace: %s", trace);
+	EXPECT_LE(lat2 + 15000, lat1) TH_LOG("trace: %s", trace);
 	EXPECT_EQ(-1, req_lat_of(trace, 3));
 	EXPECT_EQ(2, ue_trace_count("req_lat: id="));
 	free(trace);
