@@ -137,4 +137,42 @@ static inline void ue_format_line(const char *name, const char *what,
 	free(fmt);
 }
 
+/* Helpers of stress_test and lost_test ---------------------------------- */
+
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+/* The status page, mapped read-only, or NULL */
+static inline const unsigned char *ue_map_status(void)
+{
+	int fd = open(UE_STATUS, O_RDONLY);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A perf event on tracepoint @id for task @pid (0: the caller, -1: all) on
+ * @cpu (-1: all), sampling every write with PERF_SAMPLE_RAW when @raw (the
+ * count read() returns is followed by the lost samples); an fd or -1
+ */
+static inline int ue_perf_open(int id, int pid, int cpu, int raw)
+{
+	struct perf_event_attr pe = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(pe),
+		.config = id,
+		.sample_period = 1,
+		.sample_type = raw ? PERF_SAMPLE_RAW : 0,
+		.read_format = PERF_FORMAT_LOST,
+		.wakeup_events = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &pe, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 #endif /* UE_HELPERS_H */
