@@ -7,13 +7,16 @@ export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
 S := scripts
 DEMO := tools/user_events/demo
 
-.PHONY: all demo check kernel bench-kernel selftests lint tree deps shell help clean distclean
+.PHONY: all demo check bench fuzz kernel bench-kernel selftests lint tree deps shell help clean distclean
 
 all: demo
 
 help:
 	@echo 'make            build the test kernel, boot it and run the demo'
 	@echo 'make check      build everything and run every test (kselftests in the VM)'
+	@echo 'make bench      build the bench and peer kernels, run ue_bench in both (-icount);'
+	@echo '                writes build/bench/results.csv, results.md and cost.png'
+	@echo 'make fuzz       fuzz descriptions and payloads in the VM for FUZZ_MINUTES (10), FUZZ_SEED'
 	@echo 'make kernel     prepare the tree and build the test kernel only'
 	@echo 'make bench-kernel  build the bench kernel flavour (no debug options)'
 	@echo 'make selftests  build the kselftests on the host'
@@ -49,6 +52,12 @@ demo: kernel
 
 check:
 	@$(S)/check
+
+bench:
+	@$(S)/bench
+
+fuzz:
+	@$(S)/fuzz
 
 CMD ?= uname -a
 shell: kernel
