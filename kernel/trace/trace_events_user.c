@@ -108,6 +108,9 @@ struct user_event_write {
 	int			recorded;	/* records committed */
 	bool			faulted;	/* a copy hit a missing page */
 	int			err;		/* a final error */
+	/* BPF_ITER programs run once per write, not once per try */
+	bool			bpf_ran;
+	bool			bpf_keep;	/* what they said of perf's sample */
 };
 
 typedef void (*user_event_probe_t)(void *data, struct user_event *ue,
@@ -870,7 +873,11 @@ static void user_event_perf(void *data, struct user_event *ue,
 	int size, rctx;
 
 	if (ue->bpf_iter && bpf) {
-		if (!user_event_bpf_iter(call, from, len))
+		if (!w->bpf_ran) {
+			w->bpf_ran = true;
+			w->bpf_keep = user_event_bpf_iter(call, from, len);
+		}
+		if (!w->bpf_keep)
 			return;
 		bpf = false;
 	}
@@ -930,11 +937,11 @@ static void user_event_call_probes(struct user_event *ue, struct iov_iter *i,
 static int user_event_emit(struct user_event *ue, struct iov_iter *i,
 			   size_t len)
 {
+	struct user_event_write w = {};
 	int tries;
 
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		struct user_event_write w = {};
-
+		w.faulted = false;
 		user_event_call_probes(ue, i, len, &w);
 		if (w.err)
 			return w.err;
