@@ -159,6 +159,9 @@ static const char * const user_errs[] = {
 	"Only struct fields take a size",
 	"struct fields need a size",
 	"Description longer than 511 bytes",
+	"Canonical form longer than 511 bytes",
+	"Name of a file of events/user_events/",
+	"Field names starting with common_ are reserved",
 	"Event exists with other fields",
 };
 
@@ -177,6 +180,25 @@ static void user_parse_err(struct user_parse *p, const char *why,
 			p->skip + (at ? at - p->desc : 0));
 }
 
+/* [A-Za-z0-9_]: the kernel's isalnum() also takes Latin-1 letters */
+static bool user_word_char(char c)
+{
+	return isascii(c) && (isalnum(c) || c == '_');
+}
+
+/* The white space that separates words: not \v, \f, \r or Latin-1's */
+static bool user_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+static char *user_skip_spaces(char *s)
+{
+	while (user_space(*s))
+		s++;
+	return s;
+}
+
 static bool user_name_valid(const char *name, size_t max)
 {
 	size_t len = strlen(name), i;
@@ -184,7 +206,7 @@ static bool user_name_valid(const char *name, size_t max)
 	if (!len || len > max || isdigit(name[0]))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && name[i] != '_')
+		if (!user_word_char(name[i]))
 			return false;
 	return true;
 }
@@ -241,10 +263,13 @@ static int user_split_words(char *field, struct user_words *words)
 	return 0;
 }
 
+/* Decimal or 0x hex; no sign, and no leading 0 that C would read as octal */
 static int user_parse_size(const char *s, u16 *size)
 {
 	unsigned int v;
 
+	if (!isdigit(s[0]) || (s[0] == '0' && isdigit(s[1])))
+		return -EINVAL;
 	if (kstrtouint(s, 0, &v) || !v || v > USER_EVENT_MAX_ARRAY)
 		return -EINVAL;
 	*size = v;
@@ -303,7 +328,6 @@ static int user_parse_array(struct user_parse *p, struct user_field *f,
 			    const char *loc, const char *at)
 {
 	char *end = b ? strchr(b, ']') : NULL;
-	unsigned int n;
 	const char *err = "Unknown or unsupported field type";
 
 	if (!b && !loc)
@@ -313,11 +337,8 @@ static int user_parse_array(struct user_parse *p, struct user_field *f,
 			return 0;
 		err = "Invalid array or struct size";
 		*end = '\0';
-		if (!loc && user_is_char(bt->name) && !kstrtouint(b + 1, 0, &n) &&
-		    n && n <= USER_EVENT_MAX_ARRAY) {
-			f->size = n;
+		if (!loc && user_is_char(bt->name) && !user_parse_size(b + 1, &f->size))
 			return 0;
-		}
 	}
 	user_parse_err(p, err, at);
 	return -EINVAL;
@@ -350,17 +371,20 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 			    struct user_field *f)
 {
 	const struct user_base_type *bt;
-	char *loc = NULL, *bracket, type[32];
+	char *loc = NULL, *bracket, *type __free(kfree) = NULL;
 	const char *at;
 	int i = 0, ret;
 
 	if (!strcmp(wd->w[0], "__data_loc") || !strcmp(wd->w[0], "__rel_loc"))
 		loc = wd->w[i++];
 	at = wd->w[i];
+	/* a type word is as long as the description lets it be */
 	if (!strcmp(wd->w[i], "unsigned") && i + 2 < wd->n)
-		snprintf(type, sizeof(type), "unsigned %s", wd->w[++i]);
+		type = kasprintf(GFP_KERNEL, "unsigned %s", wd->w[++i]);
 	else
-		strscpy(type, wd->w[i], sizeof(type));
+		type = kstrdup(wd->w[i], GFP_KERNEL);
+	if (!type)
+		return -ENOMEM;
 	if (++i >= wd->n) {
 		user_parse_err(p, "Invalid field name", wd->w[wd->n - 1]);
 		return -EINVAL;
@@ -405,6 +429,12 @@ static int user_parse_field(struct user_parse *p, char *text,
 		ret = user_parse_plain(p, &wd, f);
 	if (!ret && !user_name_valid(f->name, USER_EVENT_MAX_NAME)) {
 		user_parse_err(p, "Invalid field name", wd.w[wd.n - 1]);
+		ret = -EINVAL;
+	}
+	/* common_pid and the like are the record's header; filters see those */
+	if (!ret && str_has_prefix(f->name, "common_")) {
+		user_parse_err(p, "Field names starting with common_ are reserved",
+			       wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
 	return ret;
@@ -474,7 +504,7 @@ static int user_parse_fields(struct user_parse *p, char *list,
 		return -ENOMEM;
 	while ((field = strsep(&list, ";"))) {
 		/* one trailing ';' is allowed */
-		if (!list && d->nr_fields && !*strim(field))
+		if (!list && d->nr_fields && !*user_skip_spaces(field))
 			break;
 		ret = user_parse_field(p, field, &d->fields[d->nr_fields]);
 		d->nr_fields++;
@@ -499,7 +529,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 	if (flags) {
 		*flags++ = '\0';
 		for (c = flags; *c; c++) {
-			if (isalnum(*c) || *c == '_' ||
+			if (user_word_char(*c) ||
 			    (*c == ',' && c != flags && c[1] && c[1] != ','))
 				continue;
 			user_parse_err(p, "Invalid flag list", flags);
@@ -517,6 +547,11 @@ static int user_parse_name(struct user_parse *p, char *name,
 		user_parse_err(p, "Invalid event name", name);
 		return -EINVAL;
 	}
+	/* events/user_events/enable and filter would hide the event's directory */
+	if (!strcmp(name, "enable") || !strcmp(name, "filter")) {
+		user_parse_err(p, "Name of a file of events/user_events/", name);
+		return -EINVAL;
+	}
 	d->name = kstrdup(name, GFP_KERNEL);
 	return d->name ? 0 : -ENOMEM;
 }
@@ -525,7 +560,8 @@ static int user_parse_name(struct user_parse *p, char *name,
 static int user_parse_desc(struct user_parse *p, char *desc,
 			   struct user_spec *d)
 {
-	char *name = skip_spaces(desc), *args;
+	char *name = user_skip_spaces(desc), *args;
+	size_t len;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
@@ -537,10 +573,21 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 	if (args)
 		*args++ = '\0';
 	ret = user_parse_name(p, name, d);
-	if (!ret && args && *skip_spaces(args))
+	if (!ret && args && *user_skip_spaces(args))
 		ret = user_parse_fields(p, args, d);
 	else if (!ret)
 		ret = user_spec_canonical(d);
+	/*
+	 * dynamic_events shows "name[:flags] fields" in canonical form, which
+	 * joins fields with "; ": it must register again, so it obeys the limit.
+	 */
+	len = ret ? 0 : strlen(d->name) +
+			(d->flags ? strlen(d->flags) + 1 : 0) +
+			(d->args[0] ? strlen(d->args) + 1 : 0);
+	if (len >= USER_EVENT_MAX_DESC) {
+		user_parse_err(p, "Canonical form longer than 511 bytes", NULL);
+		ret = -E2BIG;
+	}
 	if (ret)
 		user_spec_free(d);
 	return ret;

@@ -331,6 +331,61 @@ FIXTURE_VARIANT_ADD(dyn, bad_unbalanced) {
 	.err = EINVAL,
 };
 
+/* Found by fuzz_test: a long type word was cut at 31 characters */
+FIXTURE_VARIANT_ADD(dyn, chars_long_hex) {
+	.cmd = "u:dyn_t char[0x0000000000000000000000010] a",
+	.shown = "u:dyn_t char[16] a",
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_long_type_junk) {
+	.cmd = "u:dyn_t char[0x00000000000000000000001]JUNK a",
+	.err = EINVAL,
+};
+
+/* Sizes are decimal or 0x hex: no leading 0 (octal in C), no sign */
+FIXTURE_VARIANT_ADD(dyn, bad_array_octal) {
+	.cmd = "u:dyn_t char[010] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_array_plus) {
+	.cmd = "u:dyn_t char[+4] a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_struct_octal) {
+	.cmd = "u:dyn_t struct foo a 010",
+	.err = EINVAL,
+};
+
+/* Names are ASCII: the kernel's isalnum() would take Latin-1 letters */
+FIXTURE_VARIANT_ADD(dyn, bad_latin1_name) {
+	.cmd = "u:dyn_t\xe9 u32 a",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_latin1_field) {
+	.cmd = "u:dyn_t u32 a\xe9",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(dyn, bad_latin1_flag) {
+	.cmd = "u:dyn_t:BPF_ITER\xc0 u32 a",
+	.err = EINVAL,
+};
+
+/* Only space, tab and newline separate words */
+FIXTURE_VARIANT_ADD(dyn, bad_vtab_separator) {
+	.cmd = "u:dyn_t u32\va",
+	.err = EINVAL,
+};
+
+/* The record's header fields are common_*; filters must not see two */
+FIXTURE_VARIANT_ADD(dyn, bad_common_field) {
+	.cmd = "u:dyn_t u32 common_pid",
+	.err = EINVAL,
+};
+
 TEST_F(dyn, create)
 {
 	char *all;
@@ -384,6 +439,73 @@ TEST(description_limit)
 			TH_LOG("description of %d bytes", len);
 		ue_write_file(UE_DYN, "-:dyn_t", O_APPEND);
 	}
+}
+
+/*
+ * "enable" and "filter" are files of events/user_events/: events of those
+ * names would hide them (or be hidden), so they are refused.
+ */
+TEST(system_file_names)
+{
+	static const char * const names[] = { "enable", "filter" };
+	char cmd[64];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "u:%s u32 a", names[i]);
+		EXPECT_EQ(-EINVAL, ue_write_file(UE_DYN, cmd, O_APPEND)) TH_LOG("%s", cmd);
+		EXPECT_EQ(0, dyn_has(names[i]));
+	}
+	snprintf(cmd, sizeof(cmd), TRACEFS "events/user_events/enable");
+	EXPECT_EQ(0, ue_write_file(UE_DYN, "u:dyn_t u32 a", O_APPEND));
+	EXPECT_EQ(0, access(cmd, W_OK)) TH_LOG("system enable file");
+	ue_write_file(UE_DYN, "-:dyn_t", O_APPEND);
+}
+
+/*
+ * Found by fuzz_test: the canonical form adds "; " between fields, so a
+ * compact 500-byte description could show as more than 511 bytes and
+ * neither register again nor match a "!u:" delete. The limit applies to the
+ * canonical form too: what dynamic_events shows always registers again.
+ */
+TEST(canonical_limit)
+{
+	char cmd[700], line[700], *all, *p, *nl;
+	int n, len;
+
+	/* raw 6n + 5 bytes, canonical 7n + 4: 72 fields fit, 73 to 84 do not */
+	for (n = 60; n <= 90; n++) {
+		int i, o = snprintf(cmd, sizeof(cmd), "u:dyn_c ");
+
+		for (i = 0; i < n; i++)
+			o += snprintf(cmd + o, sizeof(cmd) - o, "%su8 %c%c", i ? ";" : "",
+				      'a' + i / 26, 'a' + i % 26);
+		len = o - 2 + n - 1;	/* the canonical form: one more byte a ';' */
+		if (o - 2 > 511)
+			break;
+		EXPECT_EQ(len > 511 ? -E2BIG : 0, ue_write_file(UE_DYN, cmd, O_APPEND))
+			TH_LOG("%d fields, %d raw, %d canonical bytes", n, o - 2, len);
+		if (len > 511) {
+			EXPECT_EQ(0, dyn_has("dyn_c"));
+			continue;
+		}
+		all = ue_read_file(UE_DYN);
+		ASSERT_NE(NULL, all);
+		p = strstr(all, "u:dyn_c ");
+		ASSERT_NE(NULL, p);
+		nl = strchr(p, '\n');
+		snprintf(line, sizeof(line), "%.*s", (int)(nl - p), p);
+		free(all);
+		EXPECT_EQ(len, (int)strlen(line) - 2);
+		/* the shown line registers again, and deletes with its fields */
+		EXPECT_EQ(0, ue_write_file(UE_DYN, line, O_APPEND));
+		memmove(line + 1, line, strlen(line) + 1);
+		line[0] = '!';
+		EXPECT_EQ(0, ue_write_file(UE_DYN, line, O_APPEND)) TH_LOG("%s", line);
+		EXPECT_EQ(0, dyn_has("dyn_c"));
+	}
+	EXPECT_EQ(85, n);
+	ue_write_file(UE_DYN, "-:dyn_c", O_APPEND);
 }
 
 /* !u:name fields deletes only when the fields match; -:name and -:system/name */
