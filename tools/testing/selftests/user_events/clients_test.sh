@@ -92,8 +92,16 @@ bpf_fields=(
 	"char_array b_chars abcdefg abcdefg"
 	"data_loc_string b_dstr hello_bpf_loc hello_bpf_loc"
 )
-bpf_prog='tracepoint:user_events:clients_bpf { printf("clients_bpf: b_s64=%lld b_u64=%llu b_u32=%u b_s32=%d b_int=%d b_uint=%u b_dstr=%s b_u16=%u b_s16=%d b_short=%d b_ushort=%u b_u8=%u b_s8=%d b_char=%d b_uchar=%u b_chars=%s\n", args->b_s64, args->b_u64, args->b_u32, args->b_s32, args->b_int, args->b_uint, str(args->b_dstr), args->b_u16, args->b_s16, args->b_short, args->b_ushort, args->b_u8, args->b_s8, args->b_char, args->b_uchar, args->b_chars); }'
-cnt_prog='tracepoint:user_events:clients_cnt { printf("count=%u msg=%s\n", args->count, str(args->msg)); }'
+# bpftrace takes one format string: built in pieces to keep lines short
+bpf_fmt='clients_bpf: b_s64=%lld b_u64=%llu b_u32=%u b_s32=%d b_int=%d b_uint=%u'
+bpf_fmt+=' b_dstr=%s b_u16=%u b_s16=%d b_short=%d b_ushort=%u b_u8=%u b_s8=%d'
+bpf_fmt+=' b_char=%d b_uchar=%u b_chars=%s\n'
+bpf_args='args->b_s64, args->b_u64, args->b_u32, args->b_s32, args->b_int, args->b_uint,'
+bpf_args+=' str(args->b_dstr), args->b_u16, args->b_s16, args->b_short, args->b_ushort,'
+bpf_args+=' args->b_u8, args->b_s8, args->b_char, args->b_uchar, args->b_chars'
+bpf_prog="tracepoint:user_events:clients_bpf { printf(\"$bpf_fmt\", $bpf_args); }"
+cnt_prog='tracepoint:user_events:clients_cnt {
+	printf("count=%u msg=%s\n", args->count, str(args->msg)); }'
 
 # 1 setup + (record, status, count/msg, fields) for perf and trace-cmd
 # + (run, status, one-liner, fields) for bpftrace + status and deletion

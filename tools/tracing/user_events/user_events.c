@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events: create, list, delete and write Linux user_events from the
+ * command line, on top of libuserevents. Run "user_events --help".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/user_events.h>
+
+#include "user_events.h"
+#include "encode.h"
+
+/* Exit codes: see usage() */
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_KERNEL = 2,
+	EXIT_ACCESS = 3,
+	EXIT_NOEVENT = 4,
+};
+
+#define PROG "user_events"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char usage_text[] =
+"Usage: " PROG " COMMAND [ARGS]\n"
+"\n"
+"Commands:\n"
+"  status                    list the events with their status bytes decoded\n"
+"  register 'NAME[:FLAGS] [FIELDS]'\n"
+"                            create the event (or check that it exists with\n"
+"                            these fields); it stays until deleted\n"
+"  delete NAME               delete the event\n"
+"  emit [-n COUNT] EVENT [FIELD=VALUE ...]\n"
+"                            write the event once (COUNT times); EVENT is a\n"
+"                            name, whose fields are read from tracefs, or a\n"
+"                            whole description 'NAME FIELDS'; fields not given\n"
+"                            are 0 or empty\n"
+"  format NAME               print the event's description and its fields\n"
+"  help, --help, -h          this text\n"
+"\n"
+"FIELDS are 'type name' pairs separated by ';': u8 s8 u16 s16 u32 s32 u64 s64\n"
+"char short int, unsigned char/short/int, char[N], unsigned char[N],\n"
+"__rel_loc char[] (a string), __data_loc char[], __rel_loc TYPE[] (an array),\n"
+"struct TYPE NAME SIZE. See Documentation/trace/user_events.rst.\n"
+"\n"
+"VALUES: integers in C notation (-5, 0x1f, 017); text for char[N] and\n"
+"strings; hex bytes for unsigned char[N], struct and byte arrays (0xdeadbeef\n"
+"or de:ad:be:ef); comma-separated integers for other arrays (1,2,3).\n"
+"\n"
+"Examples:\n"
+"  " PROG " register 'job_done u32 id; s32 rc; __rel_loc char[] name'\n"
+"  echo 1 > /sys/kernel/tracing/events/user_events/job_done/enable\n"
+"  " PROG " emit job_done id=42 rc=-1 name=backup\n"
+"  " PROG " emit 'ping u64 seq' seq=7      # registers ping if needed\n"
+"  " PROG " status\n"
+"  " PROG " format job_done\n"
+"  " PROG " delete job_done\n"
+"\n"
+"Exit status:\n"
+"  0  success\n"
+"  1  bad arguments, description or FIELD=VALUE\n"
+"  2  the kernel refused the request; the message names the errno\n"
+"     (EADDRINUSE, EBUSY, EINVAL, ENOENT, E2BIG, EMFILE, ...)\n"
+"  3  user_events cannot be used: user_events_status or user_events_data\n"
+"     cannot be opened (EACCES: ask for access to them; ENOENT: no tracefs\n"
+"     or a kernel without CONFIG_USER_EVENTS)\n"
+"  4  no such event (emit, format), or its format cannot be read: give\n"
+"     the whole description instead\n"
+"\n"
+"Environment: USER_EVENTS_TRACEFS, the tracefs directory to use\n"
+"(default /sys/kernel/tracing).\n";
+
+static void usage(FILE *out)
+{
+	fputs(usage_text, out);
+}
+
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EINTR, "EINTR" },
+	{ EIO, "EIO" }, { E2BIG, "E2BIG" }, { EBADF, "EBADF" },
+	{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" }, { EACCES, "EACCES" },
+	{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
+	{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },
+	{ ENOTTY, "ENOTTY" }, { ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" },
+	{ EADDRINUSE, "EADDRINUSE" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" },
+};
+
+static const char *errno_name(int err)
+{
+	static char buf[32];
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "errno %d", err);
+	return buf;
+}
+
+/* Report a failed library call and give the exit code for it */
+static int report(const char *what, int err)
+{
+	fprintf(stderr, PROG ": %s: %s: %s\n", what, errno_name(err),
+		ue_strerror(err));
+	return EXIT_KERNEL;
+}
+
+/* Open the files, or report why not */
+static int open_files(void)
+{
+	int err = ue_open();
+
+	if (!err)
+		return EXIT_OK;
+	fprintf(stderr, PROG ": cannot use %s/user_events_data and user_events_status: %s: %s\n",
+		ue_tracefs(), errno_name(err), ue_strerror(err));
+	return EXIT_ACCESS;
+}
+
+/* A tracefs file as a malloc()ed string, NULL (errno set) on error */
+static char *read_tracefs(const char *rel)
+{
+	char path[512], *buf = NULL, *bigger;
+	size_t len = 0, size = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", ue_tracefs(), rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	do {
+		if (len + 1 >= size) {
+			size = size ? 2 * size : 8192;
+			bigger = realloc(buf, size);
+			if (!bigger) {
+				n = -1;
+				break;
+			}
+			buf = bigger;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n > 0)
+			len += n;
+	} while (n > 0);
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* After EINVAL from the kernel: its explanation, if error_log is readable */
+static void show_error_log(void)
+{
+	char *log = read_tracefs("error_log"), *last = NULL, *p;
+
+	if (!log)
+		return;
+	/* the last entry: a "[time] user_events: ..." line and its detail */
+	for (p = log; (p = strstr(p, "user_events: ")); p++) {
+		while (p > log && p[-1] != '\n')
+			p--;
+		last = p;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+	}
+	if (last)
+		fprintf(stderr, PROG ": error_log says:\n%s", last);
+	free(log);
+}
+
+/* The bits of a status byte by name: "ftrace,perf", "-" for none */
+static const char *consumers(unsigned char b, char *buf)
+{
+	static const char * const bits[8] = {
+		[EVENT_BIT_FTRACE] = "ftrace", [EVENT_BIT_PERF] = "perf",
+		[EVENT_BIT_OTHER] = "other",
+	};
+	size_t len = 0;
+	int i;
+
+	buf[0] = '-';
+	buf[1] = '\0';
+	for (i = 0; i < 8; i++) {
+		if (!(b & (1 << i)))
+			continue;
+		if (bits[i])
+			len += sprintf(buf + len, "%s%s", len ? "," : "", bits[i]);
+		else
+			len += sprintf(buf + len, "%sbit%d", len ? "," : "", i);
+	}
+	return buf;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	const unsigned char *page;
+	char *text, *line, *rest, *hash, names[64];
+	unsigned long idx;
+	unsigned char b;
+	int ret;
+
+	(void)argv;
+	if (argc != 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = open_files();
+	if (ret)
+		return ret;
+	page = ue_status_page();
+	text = read_tracefs("user_events_status");
+	if (!text)
+		return report("reading user_events_status", -errno);
+	printf("%-5s %-6s %-17s %s\n", "INDEX", "STATUS", "CONSUMERS", "EVENT");
+	rest = text;
+	while ((line = strsep(&rest, "\n"))) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || line[0] < '0' || line[0] > '9') {
+			/* the totals, after an empty line */
+			if (*line)
+				printf("%s\n", line);
+			else if (rest && *rest)
+				printf("\n");
+			continue;
+		}
+		idx = strtoul(line, NULL, 10);
+		hash = strstr(line, " # ");
+		if (hash)
+			*hash = '\0';
+		b = idx < (unsigned long)sysconf(_SC_PAGESIZE) ? page[idx] : 0;
+		printf("%-5lu 0x%02x   %-17s %s\n", idx, b, consumers(b, names),
+		       colon + 1);
+	}
+	free(text);
+	return EXIT_OK;
+}
+
+static int cmd_register(int argc, char **argv)
+{
+	struct ue_event ev;
+	int ret;
+
+	if (argc != 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = open_files();
+	if (ret)
+		return ret;
+	ue_event_init(&ev, argv[1]);
+	ret = ue_event_register(&ev);
+	if (ret) {
+		report("register", ret);
+		if (ret == -EINVAL)
+			show_error_log();
+		return EXIT_KERNEL;
+	}
+	printf("%.*s: status index %u\n", (int)strcspn(argv[1], ": \t"), argv[1],
+	       ev.status_index);
+	return EXIT_OK;
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+	int ret;
+
+	if (argc != 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = open_files();
+	if (ret)
+		return ret;
+	ret = ue_delete_event(argv[1]);
+	return ret ? report("delete", ret) : EXIT_OK;
+}
+
+/*
+ * The description of @event: @event itself when it has fields or flags,
+ * else from dynamic_events or the event's format file
+ */
+static int lookup(const char *event, struct uec_desc *d)
+{
+	char err[512], rel[512], *text;
+	int ret;
+
+	if (strpbrk(event, " \t:")) {
+		ret = uec_parse_desc(event, d, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, PROG ": %s\n", err);
+		return ret ? EXIT_USAGE : EXIT_OK;
+	}
+	text = read_tracefs("dynamic_events");
+	if (text) {
+		ret = uec_desc_from_dynamic_events(text, event, d, err, sizeof(err));
+		free(text);
+		if (!ret)
+			return EXIT_OK;
+	}
+	snprintf(rel, sizeof(rel), "events/user_events/%s/format", event);
+	text = read_tracefs(rel);
+	if (!text) {
+		fprintf(stderr, PROG ": no event %s (%s/%s: %s)\n", event,
+			ue_tracefs(), rel, strerror(errno));
+		fprintf(stderr, PROG ": give the whole description 'NAME FIELDS' instead\n");
+		return EXIT_NOEVENT;
+	}
+	ret = uec_desc_from_format(text, d, err, sizeof(err));
+	free(text);
+	if (ret) {
+		fprintf(stderr, PROG ": %s: %s\n", rel, err);
+		return EXIT_NOEVENT;
+	}
+	return EXIT_OK;
+}
+
+static int cmd_emit(int argc, char **argv)
+{
+	static unsigned char rec[UEC_MAX_RECORD];
+	static struct uec_desc d;
+	struct ue_event ev;
+	struct iovec iov;
+	long count = 1, i;
+	char err[512], *end;
+	ssize_t n;
+	int len, ret, opt;
+
+	optind = 1;
+	while ((opt = getopt(argc, argv, "+n:")) != -1) {
+		switch (opt) {
+		case 'n':
+			count = strtol(optarg, &end, 0);
+			if (*end || count < 0) {
+				fprintf(stderr, PROG ": bad count '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = open_files();
+	if (ret)
+		return ret;
+	ret = lookup(argv[optind], &d);
+	if (ret)
+		return ret;
+	len = uec_encode(&d, (const char * const *)argv + optind + 1,
+			 argc - optind - 1, rec, sizeof(rec), err, sizeof(err));
+	if (len < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return EXIT_USAGE;
+	}
+	ue_event_init(&ev, d.text);
+	ret = ue_event_register(&ev);
+	if (ret) {
+		report("register", ret);
+		if (ret == -EINVAL)
+			show_error_log();
+		return EXIT_KERNEL;
+	}
+	iov.iov_base = rec;
+	iov.iov_len = len;
+	for (i = 0; i < count; i++) {
+		n = ue_write(&ev, &iov, 1);
+		if (n < 0)
+			return report("write", n);
+	}
+	return EXIT_OK;
+}
+
+static int cmd_format(int argc, char **argv)
+{
+	static struct uec_desc d;
+	const struct uec_field *f;
+	int ret, i;
+
+	if (argc != 2 || strpbrk(argv[1], " \t:")) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = lookup(argv[1], &d);
+	if (ret)
+		return ret;
+	printf("%s\n", d.text);
+	printf("%-20s %-24s %6s %6s  %s\n", "FIELD", "TYPE", "OFFSET", "SIZE", "VALUE");
+	for (i = 0; i < d.nr_fields; i++) {
+		f = &d.fields[i];
+		printf("%-20s %-24s %6u %6u  %s\n", f->name, f->type,
+		       f->offset + UEC_HEADER, f->size, uec_value_hint(f));
+	}
+	printf("payload: %u bytes of fixed fields\n", d.fixed);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "status", cmd_status }, { "register", cmd_register },
+		{ "delete", cmd_delete }, { "emit", cmd_emit },
+		{ "format", cmd_format },
+	};
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, PROG ": unknown command '%s' (try --help)\n", argv[1]);
+	return EXIT_USAGE;
+}
