@@ -7,7 +7,7 @@ export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
 S := scripts
 DEMO := tools/user_events/demo
 
-.PHONY: all demo check bench fuzz kernel bench-kernel selftests lint tree deps shell help clean distclean
+.PHONY: all demo check bench fuzz patches patches-check kernel bench-kernel selftests lint tree deps shell help clean distclean
 
 all: demo
 
@@ -17,6 +17,10 @@ help:
 	@echo 'make bench      build the bench and peer kernels, run ue_bench in both (-icount);'
 	@echo '                writes build/bench/results.csv, results.md and cost.png'
 	@echo 'make fuzz       fuzz descriptions and payloads in the VM for FUZZ_MINUTES (10), FUZZ_SEED'
+	@echo 'make patches    the overlay as a git format-patch series in build/patches/'
+	@echo '                against the pristine base tree; checkpatch --strict on it'
+	@echo 'make patches-check  make patches, then git am each patch on the base tree'
+	@echo '                and build after each (kernel, library, command, selftests)'
 	@echo 'make kernel     prepare the tree and build the test kernel only'
 	@echo 'make bench-kernel  build the bench kernel flavour (no debug options)'
 	@echo 'make selftests  build the kselftests on the host'
@@ -58,6 +62,12 @@ bench:
 
 fuzz:
 	@$(S)/fuzz
+
+patches: deps
+	@$(S)/patches
+
+patches-check: deps
+	@$(S)/patches-check
 
 CMD ?= uname -a
 shell: kernel
