@@ -45,6 +45,8 @@
 #define USER_EVENT_MAX_PAYLOAD	(PAGE_SIZE - 40)
 /* Times a write faults its pages in again before giving up */
 #define USER_EVENT_FAULT_TRIES	3
+/* A write starts with the event's index, an int; the payload follows */
+#define USER_EVENT_INDEX_SIZE	sizeof(int)
 
 enum user_field_kind {
 	UF_INT,		/* integer, printed in decimal */
@@ -841,14 +843,63 @@ static bool user_event_locs_valid(struct user_event *ue, const u8 *rec,
 	return true;
 }
 
+/* user_event_copy() of what is not user memory (splice() gives bvecs) */
+static noinline bool user_event_copy_iter(void *dst,
+					  const struct iov_iter *from,
+					  size_t len)
+{
+	struct iov_iter rest = *from;
+
+	iov_iter_advance(&rest, USER_EVENT_INDEX_SIZE);
+	return copy_from_iter(dst, len, &rest) == len;
+}
+
+/*
+ * Copy the @len payload bytes of a write, which follow its index in @from,
+ * to @dst. @from is left as it is: every consumer copies from it. Writes
+ * come as one user buffer (write()) or user iovecs (writev()): those are
+ * copied segment by segment here, at a fraction of the cost of
+ * copy_from_iter() on a copy of the iterator. Page faults are disabled (the
+ * caller's doing): returns false on a missing page.
+ */
+static bool user_event_copy(void *dst, const struct iov_iter *from, size_t len)
+{
+	size_t skip = from->iov_offset + USER_EVENT_INDEX_SIZE, n;
+	const struct iovec *iov = iter_iov(from);
+	unsigned long nr = from->nr_segs;
+	void __user *src;
+
+	if (iter_is_ubuf(from)) {
+		src = from->ubuf + skip;
+		return access_ok(src, len) &&
+		       !__copy_from_user_inatomic(dst, src, len);
+	}
+	if (unlikely(!iter_is_iovec(from)))
+		return user_event_copy_iter(dst, from, len);
+	for (; len && nr; iov++, nr--) {
+		if (skip >= iov->iov_len) {
+			skip -= iov->iov_len;
+			continue;
+		}
+		n = min(iov->iov_len - skip, len);
+		src = iov->iov_base + skip;
+		if (!access_ok(src, n) || __copy_from_user_inatomic(dst, src, n))
+			return false;
+		dst += n;
+		len -= n;
+		skip = 0;
+	}
+	return !len;
+}
+
 /* The ftrace consumer: one record per attached trace_event_file */
 static void user_event_ftrace(void *data, struct user_event *ue,
 			      struct iov_iter *from, size_t len,
 			      struct user_event_write *w)
 {
 	struct trace_event_file *file = data;
-	struct trace_event_buffer fbuffer;
-	struct iov_iter copy = *from;
+	/* filled by the reserve: no need to clear it on every write first */
+	struct trace_event_buffer fbuffer __uninitialized;
 	void *entry;
 
 	if (trace_trigger_soft_disabled(file))
@@ -857,8 +908,8 @@ static void user_event_ftrace(void *data, struct user_event *ue,
 					   sizeof(struct trace_entry) + len);
 	if (!entry)
 		return;
-	if (unlikely(copy_from_iter(entry + sizeof(struct trace_entry), len,
-				    &copy) != len)) {
+	if (unlikely(!user_event_copy(entry + sizeof(struct trace_entry),
+				      from, len))) {
 		w->faulted = true;
 		goto discard;
 	}
@@ -883,16 +934,22 @@ discard:
 static bool user_event_bpf_iter(struct trace_event_call *call,
 				struct iov_iter *from, size_t len)
 {
+	size_t skip = from->iov_offset + USER_EVENT_INDEX_SIZE;
 	struct user_bpf_context ctx = { .data_len = len };
+	const struct iovec *iov = iter_iov(from);
+	unsigned long nr = from->nr_segs;
 	struct user_bpf_iter iter;
 
 	if (iter_is_ubuf(from)) {
 		ctx.data_type = USER_BPF_DATA_USER;
-		ctx.udata = (const void __force *)iter_iov_addr(from);
+		ctx.udata = (const void __force *)from->ubuf + skip;
 	} else if (iter_is_iovec(from)) {
-		iter.iov_offset = from->iov_offset;
-		iter.nr_segs = from->nr_segs;
-		iter.iov = (const struct iovec *)iter_iov(from);
+		/* past the index: into the next segment when it ends there */
+		for (; nr && skip >= iov->iov_len; iov++, nr--)
+			skip -= iov->iov_len;
+		iter.iov_offset = skip;
+		iter.nr_segs = nr;
+		iter.iov = iov;
 		ctx.data_type = USER_BPF_DATA_ITER;
 		ctx.iter = &iter;
 	} else {
@@ -914,7 +971,6 @@ static void user_event_perf(void *data, struct user_event *ue,
 	struct trace_event_call *call = data;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
 	bool bpf = bpf_prog_array_valid(call);
-	struct iov_iter copy = *from;
 	struct trace_entry *entry;
 	struct pt_regs *regs;
 	int size, rctx;
@@ -936,7 +992,7 @@ static void user_event_perf(void *data, struct user_event *ue,
 	if (!entry)
 		return;
 	perf_fetch_caller_regs(regs);
-	if (unlikely(copy_from_iter(entry + 1, len, &copy) != len)) {
+	if (unlikely(!user_event_copy(entry + 1, from, len))) {
 		w->faulted = true;
 		goto drop;
 	}
@@ -994,7 +1050,7 @@ static int user_event_emit(struct user_event *ue, struct iov_iter *i,
 			return w.err;
 		if (!w.faulted)
 			return 0;
-		if (w.recorded || fault_in_iov_iter_readable(i, len))
+		if (w.recorded || fault_in_iov_iter_readable(i, iov_iter_count(i)))
 			return -EFAULT;
 	}
 	return -EFAULT;
@@ -1016,17 +1072,25 @@ static struct user_event *user_event_of_fd(struct file *file, int idx)
 	return ue;
 }
 
-/* The write index: the first 4 bytes, nearly always in the first segment */
-static int user_event_read_index(struct iov_iter *i, int *idx)
+/* user_event_read_index() of an index split over segments, or not user memory */
+static noinline int user_event_read_index_iter(const struct iov_iter *i,
+					       int *idx)
 {
-	if ((iter_is_ubuf(i) || iter_is_iovec(i)) &&
-	    iter_iov_len(i) >= sizeof(*idx)) {
-		if (get_user(*idx, (int __user *)iter_iov_addr(i)))
-			return -EFAULT;
-		iov_iter_advance(i, sizeof(*idx));
-		return 0;
-	}
-	return copy_from_iter(idx, sizeof(*idx), i) == sizeof(*idx) ? 0 : -EFAULT;
+	struct iov_iter head = *i;
+
+	return copy_from_iter(idx, sizeof(*idx), &head) == sizeof(*idx) ? 0 : -EFAULT;
+}
+
+/*
+ * The write index: the first 4 bytes, nearly always in the first segment.
+ * @i stays where it is: the consumers copy the payload from past the index.
+ */
+static int user_event_read_index(const struct iov_iter *i, int *idx)
+{
+	if (likely(iter_is_ubuf(i) || iter_is_iovec(i)) &&
+	    likely(iter_iov_len(i) >= sizeof(*idx)))
+		return get_user(*idx, (int __user *)iter_iov_addr(i)) ? -EFAULT : 0;
+	return user_event_read_index_iter(i, idx);
 }
 
 static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
@@ -1035,7 +1099,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	struct user_event *ue;
 	int idx, ret;
 
-	if (total < sizeof(idx))
+	if (total < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
 	if (unlikely(user_event_read_index(i, &idx)))
 		return -EFAULT;
@@ -1044,7 +1108,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	ue = user_event_of_fd(kiocb->ki_filp, idx);
 	if (!ue)
 		return -ENOENT;
-	len = iov_iter_count(i);
+	len = total - USER_EVENT_INDEX_SIZE;
 	if (len < ue->min_size)
 		return -EINVAL;
 	if (len > USER_EVENT_MAX_PAYLOAD)
