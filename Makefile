@@ -7,7 +7,7 @@ export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
 S := scripts
 DEMO := tools/user_events/demo
 
-.PHONY: all demo check bench fuzz patches patches-check kernel bench-kernel selftests lint tree deps shell help clean distclean
+.PHONY: all demo check bench bench-profile fuzz patches patches-check kernel bench-kernel selftests lint tree deps shell help clean distclean
 
 all: demo
 
@@ -16,6 +16,8 @@ help:
 	@echo 'make check      build everything and run every test (kselftests in the VM)'
 	@echo 'make bench      build the bench and peer kernels, run ue_bench in both (-icount);'
 	@echo '                writes build/bench/results.csv, results.md and cost.png'
+	@echo 'make bench-profile  instructions per kernel function of one write of each'
+	@echo '                bench case, single-stepped with gdb (build/bench/profile-ours.txt)'
 	@echo 'make fuzz       fuzz descriptions and payloads in the VM for FUZZ_MINUTES (10), FUZZ_SEED'
 	@echo 'make patches    the overlay as a git format-patch series in build/patches/'
 	@echo '                against the pristine base tree; checkpatch --strict on it'
@@ -59,6 +61,9 @@ check:
 
 bench:
 	@$(S)/bench
+
+bench-profile:
+	@$(S)/bench-profile
 
 fuzz:
 	@$(S)/fuzz
