@@ -213,16 +213,9 @@ static int cmd_status(int argc, char **argv)
 	char *text, *line, *rest, *hash, names[64];
 	unsigned long idx;
 	unsigned char b;
-	int ret;
 
+	(void)argc;
 	(void)argv;
-	if (argc != 1) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	ret = open_files();
-	if (ret)
-		return ret;
 	page = ue_status_page();
 	text = read_tracefs("user_events_status");
 	if (!text)
@@ -257,13 +250,7 @@ static int cmd_register(int argc, char **argv)
 	struct ue_event ev;
 	int ret;
 
-	if (argc != 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	ret = open_files();
-	if (ret)
-		return ret;
+	(void)argc;
 	ue_event_init(&ev, argv[1]);
 	ret = ue_event_register(&ev);
 	if (ret) {
@@ -281,13 +268,7 @@ static int cmd_delete(int argc, char **argv)
 {
 	int ret;
 
-	if (argc != 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	ret = open_files();
-	if (ret)
-		return ret;
+	(void)argc;
 	ret = ue_delete_event(argv[1]);
 	return ret ? report("delete", ret) : EXIT_OK;
 }
@@ -397,7 +378,8 @@ static int cmd_format(int argc, char **argv)
 	const struct uec_field *f;
 	int ret, i;
 
-	if (argc != 2 || strpbrk(argv[1], " \t:")) {
+	(void)argc;
+	if (strpbrk(argv[1], " \t:")) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -417,15 +399,24 @@ static int cmd_format(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/*
+	 * @args: the words a command takes, its name included (0: it checks
+	 * them itself); @files: it needs user_events_data and the status page
+	 */
 	static const struct {
 		const char *name;
 		int (*fn)(int argc, char **argv);
+		int args;
+		bool files;
 	} cmds[] = {
-		{ "status", cmd_status }, { "register", cmd_register },
-		{ "delete", cmd_delete }, { "emit", cmd_emit },
-		{ "format", cmd_format },
+		{ "status", cmd_status, 1, true },
+		{ "register", cmd_register, 2, true },
+		{ "delete", cmd_delete, 2, true },
+		{ "emit", cmd_emit, 0, false },	/* opens them after its options */
+		{ "format", cmd_format, 2, false },
 	};
 	size_t i;
+	int ret;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -436,9 +427,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		if (cmds[i].args && argc - 1 != cmds[i].args) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		ret = cmds[i].files ? open_files() : EXIT_OK;
+		return ret ? ret : cmds[i].fn(argc - 1, argv + 1);
+	}
 	fprintf(stderr, PROG ": unknown command '%s' (try --help)\n", argv[1]);
 	return EXIT_USAGE;
 }
