@@ -18,6 +18,10 @@
  * Output: "csv:kernel,case,consumer,payload_bytes,events_registered,
  * instructions_per_op" lines, "# " comments, and exit status 0 only when
  * every case of this kernel worked.
+ *
+ * ue_bench -p is the guest side of scripts/bench-profile: one round of 100
+ * writes per case and payload, checked as above, the last of each after a
+ * getpgid() whose argument marks it for the host's gdb (see PROFILE_MARK).
  */
 #define _GNU_SOURCE
 #include <errno.h>
