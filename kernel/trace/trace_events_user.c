@@ -843,7 +843,7 @@ static bool user_event_locs_valid(struct user_event *ue, const u8 *rec,
 	return true;
 }
 
-/* user_event_copy() of what is not user memory (splice() gives bvecs) */
+/* user_event_copy() of what is not user memory (io_uring fixed buffers: bvecs) */
 static noinline bool user_event_copy_iter(void *dst,
 					  const struct iov_iter *from,
 					  size_t len)
