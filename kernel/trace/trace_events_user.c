@@ -855,6 +855,26 @@ static noinline bool user_event_copy_iter(void *dst,
 }
 
 /*
+ * Where the payload of a writev() starts, past the index: in segment *@iov
+ * at offset *@off (the next segment when the index ends one). Returns the
+ * segments left from there.
+ */
+static unsigned long user_event_payload_iov(const struct iov_iter *from,
+					    const struct iovec **iov,
+					    size_t *off)
+{
+	size_t skip = from->iov_offset + USER_EVENT_INDEX_SIZE;
+	const struct iovec *v = iter_iov(from);
+	unsigned long nr = from->nr_segs;
+
+	for (; nr && skip >= v->iov_len; v++, nr--)
+		skip -= v->iov_len;
+	*iov = v;
+	*off = skip;
+	return nr;
+}
+
+/*
  * Copy the @len payload bytes of a write, which follow its index in @from,
  * to @dst. @from is left as it is: every consumer copies from it. Writes
  * come as one user buffer (write()) or user iovecs (writev()): those are
@@ -864,30 +884,26 @@ static noinline bool user_event_copy_iter(void *dst,
  */
 static bool user_event_copy(void *dst, const struct iov_iter *from, size_t len)
 {
-	size_t skip = from->iov_offset + USER_EVENT_INDEX_SIZE, n;
-	const struct iovec *iov = iter_iov(from);
-	unsigned long nr = from->nr_segs;
+	const struct iovec *iov;
+	unsigned long nr;
 	void __user *src;
+	size_t off, n;
 
 	if (iter_is_ubuf(from)) {
-		src = from->ubuf + skip;
+		src = from->ubuf + from->iov_offset + USER_EVENT_INDEX_SIZE;
 		return access_ok(src, len) &&
 		       !__copy_from_user_inatomic(dst, src, len);
 	}
 	if (unlikely(!iter_is_iovec(from)))
 		return user_event_copy_iter(dst, from, len);
-	for (; len && nr; iov++, nr--) {
-		if (skip >= iov->iov_len) {
-			skip -= iov->iov_len;
-			continue;
-		}
-		n = min(iov->iov_len - skip, len);
-		src = iov->iov_base + skip;
+	nr = user_event_payload_iov(from, &iov, &off);
+	for (; len && nr; iov++, nr--, off = 0) {
+		n = min(iov->iov_len - off, len);
+		src = iov->iov_base + off;
 		if (!access_ok(src, n) || __copy_from_user_inatomic(dst, src, n))
 			return false;
 		dst += n;
 		len -= n;
-		skip = 0;
 	}
 	return !len;
 }
@@ -934,22 +950,17 @@ discard:
 static bool user_event_bpf_iter(struct trace_event_call *call,
 				struct iov_iter *from, size_t len)
 {
-	size_t skip = from->iov_offset + USER_EVENT_INDEX_SIZE;
 	struct user_bpf_context ctx = { .data_len = len };
-	const struct iovec *iov = iter_iov(from);
-	unsigned long nr = from->nr_segs;
 	struct user_bpf_iter iter;
+	size_t off;
 
 	if (iter_is_ubuf(from)) {
 		ctx.data_type = USER_BPF_DATA_USER;
-		ctx.udata = (const void __force *)from->ubuf + skip;
+		ctx.udata = (const void __force *)from->ubuf + from->iov_offset +
+			    USER_EVENT_INDEX_SIZE;
 	} else if (iter_is_iovec(from)) {
-		/* past the index: into the next segment when it ends there */
-		for (; nr && skip >= iov->iov_len; iov++, nr--)
-			skip -= iov->iov_len;
-		iter.iov_offset = skip;
-		iter.nr_segs = nr;
-		iter.iov = iov;
+		iter.nr_segs = user_event_payload_iov(from, &iter.iov, &off);
+		iter.iov_offset = off;
 		ctx.data_type = USER_BPF_DATA_ITER;
 		ctx.iter = &iter;
 	} else {
