@@ -2,31 +2,41 @@
 /*
  * user_events: trace events created and written by user processes.
  *
- * A process maps the one status page of user_events_status, registers its
- * events with DIAG_IOCSREG on user_events_data and, when the event's status
- * byte is not zero, writes [write index][payload] to the same file. Each user
- * event is an ordinary trace event of the "user_events" system; the payload
- * becomes the record after the common header, untouched.
+ * A process registers its events with DIAG_IOCSREG on user_events_data and,
+ * while anyone listens, writes [write index][payload] to the same file. It
+ * learns that someone listens through one of two front doors onto the same
+ * events: the byte of the event in the one status page of
+ * user_events_status (a 24-byte struct user_reg), or a bit of a word in its
+ * own memory that the kernel keeps up to date (a 28-byte struct
+ * user_reg_bits, the ABI of Linux 6.4 and later). Each user event is an
+ * ordinary trace event of the "user_events" system (or "user_events_multi");
+ * the payload becomes the record after the common header, untouched.
  * See Documentation/trace/user_events.rst.
  */
 
 #define pr_fmt(fmt) "user_events: " fmt
 
 #include <linux/cleanup.h>
+#include <linux/compat.h>
 #include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/init.h>
 #include <linux/mm.h>
+#include <linux/mmu_notifier.h>
 #include <linux/refcount.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stringhash.h>
+#include <linux/sysctl.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/unaligned.h>
+#include <linux/workqueue.h>
 #include <linux/user_events.h>
 #include <linux/xarray.h>
 
@@ -82,24 +92,39 @@ struct user_event {
 	int			nr_fields;
 	int			nr_locs;
 	u32			min_size;	/* payload bytes of the fields */
-	u32			index;		/* status byte */
+	u32			index;		/* status byte, 0 for none */
 	bool			bpf_iter;	/* flag BPF_ITER */
+	bool			multi;		/* USER_EVENT_REG_MULTI_FORMAT */
+	bool			persist;	/* USER_EVENT_REG_PERSIST */
+	/* Deleted once nothing refers to it (enable-bit ABI); event_mutex */
+	bool			auto_del;
 	/* Attached consumers, by kind; event_mutex */
 	int			ftrace_users;
 	int			perf_users;
+	/* struct user_event_enabler.event_link; event_mutex */
+	struct list_head	enablers;
 };
 
 /*
  * The fd's events; index i is write index i. New events are appended in
  * place (published by the release of count); a full array is replaced by
  * one twice its size, the old one freed by RCU, so registering is O(1).
+ * Each slot is a struct user_event pointer, with USER_SLOT_BITS set when
+ * the index was handed out through the enable-bit ABI.
  */
 struct user_event_refs {
 	struct rcu_head		rcu;
 	int			count;		/* in use, read with acquire */
 	int			size;
-	struct user_event	*events[] __counted_by(size);
+	unsigned long		slots[] __counted_by(size);
 };
+
+#define USER_SLOT_BITS		1UL
+
+static struct user_event *user_slot_event(unsigned long slot)
+{
+	return (struct user_event *)(slot & ~USER_SLOT_BITS);
+}
 
 struct user_event_fd {
 	struct user_event_refs __rcu *refs;
@@ -121,13 +146,22 @@ typedef void (*user_event_probe_t)(void *data, struct user_event *ue,
 
 /*
  * event_mutex protects the event table, the status indexes, the consumer
- * counts and the growth of the per-fd arrays: every user_events state change
- * also adds, removes or (un)registers a trace event, which needs it anyway.
+ * counts, the growth of the per-fd arrays and the enablers: every
+ * user_events state change also adds, removes or (un)registers a trace
+ * event, which needs it anyway.
  */
 static DEFINE_HASHTABLE(user_event_table, 8);
 static DEFINE_XARRAY_ALLOC(user_event_by_index);
+static unsigned int user_events_count;
+/* Bounds user_events_count: the kernel.user_events_max sysctl */
+static unsigned int user_events_max = 32768;
+/* The next USER_EVENT_REG_MULTI_FORMAT event's name suffix */
+static u64 user_event_multi_id;
 
-/* One zeroed page, one status byte per event, mapped into every user */
+/*
+ * One zeroed page, one status byte per event, mapped into every user; NULL
+ * when it could not be made, and then no event is ever made either.
+ */
 static struct page *status_page;
 static u8 *status_bytes;
 
@@ -148,37 +182,55 @@ struct user_parse {
 	bool		quiet;	/* matching only: log nothing */
 };
 
-/* error_log keeps a pointer to the table: it must outlive every entry */
-static const char * const user_errs[] = {
-	"Invalid event name",
-	"Invalid flag list",
-	"Invalid field name",
-	"Duplicate field name",
-	"Empty field",
-	"Unknown or unsupported field type",
-	"long differs between ABIs; use s32/s64/u32/u64",
-	"Invalid array or struct size",
-	"Only struct fields take a size",
-	"struct fields need a size",
-	"Description longer than 511 bytes",
-	"Canonical form longer than 511 bytes",
-	"Name of a file of events/user_events/",
-	"Field names starting with common_ are reserved",
-	"Event exists with other fields",
+/* What a description can get wrong: the error_log text of each */
+enum user_err {
+	USER_ERR_BAD_NAME,
+	USER_ERR_BAD_FLAGS,
+	USER_ERR_BAD_FIELD_NAME,
+	USER_ERR_DUP_FIELD,
+	USER_ERR_EMPTY_FIELD,
+	USER_ERR_BAD_TYPE,
+	USER_ERR_LONG_TYPE,
+	USER_ERR_BAD_SIZE,
+	USER_ERR_SIZE_NOT_STRUCT,
+	USER_ERR_STRUCT_NO_SIZE,
+	USER_ERR_DESC_TOO_LONG,
+	USER_ERR_CANON_TOO_LONG,
+	USER_ERR_RESERVED_NAME,
+	USER_ERR_COMMON_FIELD,
+	USER_ERR_OTHER_FIELDS,
 };
 
-static void user_parse_err(struct user_parse *p, const char *why,
+/*
+ * error_log keeps a pointer to the table: it must outlive every entry.
+ * Designated entries keep each text next to its name (checkpatch --strict
+ * refuses the ERRORS X-macro of trace_events_synth.c).
+ */
+static const char * const user_errs[] = {
+	[USER_ERR_BAD_NAME] = "Invalid event name",
+	[USER_ERR_BAD_FLAGS] = "Invalid flag list",
+	[USER_ERR_BAD_FIELD_NAME] = "Invalid field name",
+	[USER_ERR_DUP_FIELD] = "Duplicate field name",
+	[USER_ERR_EMPTY_FIELD] = "Empty field",
+	[USER_ERR_BAD_TYPE] = "Unknown or unsupported field type",
+	[USER_ERR_LONG_TYPE] = "long differs between ABIs; use s32/s64/u32/u64",
+	[USER_ERR_BAD_SIZE] = "Invalid array or struct size",
+	[USER_ERR_SIZE_NOT_STRUCT] = "Only struct fields take a size",
+	[USER_ERR_STRUCT_NO_SIZE] = "struct fields need a size",
+	[USER_ERR_DESC_TOO_LONG] = "Description longer than 511 bytes",
+	[USER_ERR_CANON_TOO_LONG] = "Canonical form longer than 511 bytes",
+	[USER_ERR_RESERVED_NAME] = "Name of a file of events/user_events/",
+	[USER_ERR_COMMON_FIELD] =
+		"Field names starting with common_ are reserved",
+	[USER_ERR_OTHER_FIELDS] = "Event exists with other fields",
+};
+
+static void user_parse_err(struct user_parse *p, enum user_err err,
 			   const char *at)
 {
-	u8 i;
-
 	if (p->quiet)
 		return;
-	/* an error path: finding the entry by its text keeps callers plain */
-	for (i = 0; i < ARRAY_SIZE(user_errs) - 1; i++)
-		if (!strcmp(user_errs[i], why))
-			break;
-	tracing_log_err(NULL, "user_events", p->cmd, (const char **)user_errs, i,
+	tracing_log_err(NULL, "user_events", p->cmd, (const char **)user_errs, err,
 			p->skip + (at ? at - p->desc : 0));
 }
 
@@ -265,12 +317,18 @@ static int user_split_words(char *field, struct user_words *words)
 	return 0;
 }
 
-/* Decimal or 0x hex; no sign, and no leading 0 that C would read as octal */
+/*
+ * Decimal or 0x hex, without sign or leading zeros: C would read "010" as
+ * octal, and "0x0000000000001" is no size anyone writes (Linux refuses it)
+ */
 static int user_parse_size(const char *s, u16 *size)
 {
+	const char *digits = s;
 	unsigned int v;
 
-	if (!isdigit(s[0]) || (s[0] == '0' && isdigit(s[1])))
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		digits += 2;
+	if (!isdigit(s[0]) || (digits[0] == '0' && digits[1]))
 		return -EINVAL;
 	if (kstrtouint(s, 0, &v) || !v || v > USER_EVENT_MAX_ARRAY)
 		return -EINVAL;
@@ -283,15 +341,15 @@ static int user_parse_struct(struct user_parse *p, struct user_words *wd,
 			     struct user_field *f)
 {
 	if (wd->n < 4) {
-		user_parse_err(p, "struct fields need a size", wd->w[wd->n - 1]);
+		user_parse_err(p, USER_ERR_STRUCT_NO_SIZE, wd->w[wd->n - 1]);
 		return -EINVAL;
 	}
 	if (wd->n > 4 || user_parse_size(wd->w[3], &f->size)) {
-		user_parse_err(p, "Invalid array or struct size", wd->w[3]);
+		user_parse_err(p, USER_ERR_BAD_SIZE, wd->w[3]);
 		return -EINVAL;
 	}
 	if (!user_name_valid(wd->w[1], USER_EVENT_MAX_NAME)) {
-		user_parse_err(p, "Unknown or unsupported field type", wd->w[1]);
+		user_parse_err(p, USER_ERR_BAD_TYPE, wd->w[1]);
 		return -EINVAL;
 	}
 	f->kind = UF_BYTES;
@@ -315,9 +373,9 @@ user_parse_elem(struct user_parse *p, char *type, const char *at,
 		*b = '\0';
 	bt = user_base_type(type);
 	if (!bt && strstr(type, "long"))
-		user_parse_err(p, "long differs between ABIs; use s32/s64/u32/u64", at);
+		user_parse_err(p, USER_ERR_LONG_TYPE, at);
 	else if (!bt)
-		user_parse_err(p, "Unknown or unsupported field type", at);
+		user_parse_err(p, USER_ERR_BAD_TYPE, at);
 	if (b)
 		*b = '[';
 	*bracket = b;
@@ -330,14 +388,14 @@ static int user_parse_array(struct user_parse *p, struct user_field *f,
 			    const char *loc, const char *at)
 {
 	char *end = b ? strchr(b, ']') : NULL;
-	const char *err = "Unknown or unsupported field type";
+	enum user_err err = USER_ERR_BAD_TYPE;
 
 	if (!b && !loc)
 		return 0;
 	if (b && end && !end[1]) {
 		if (loc && end == b + 1)
 			return 0;
-		err = "Invalid array or struct size";
+		err = USER_ERR_BAD_SIZE;
 		*end = '\0';
 		if (!loc && user_is_char(bt->name) && !user_parse_size(b + 1, &f->size))
 			return 0;
@@ -388,11 +446,11 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 	if (!type)
 		return -ENOMEM;
 	if (++i >= wd->n) {
-		user_parse_err(p, "Invalid field name", wd->w[wd->n - 1]);
+		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd->w[wd->n - 1]);
 		return -EINVAL;
 	}
 	if (i + 1 < wd->n) {
-		user_parse_err(p, "Only struct fields take a size", wd->w[i + 1]);
+		user_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, wd->w[i + 1]);
 		return -EINVAL;
 	}
 	bt = user_parse_elem(p, type, at, &bracket);
@@ -414,15 +472,15 @@ static int user_parse_field(struct user_parse *p, char *text,
 	int ret;
 
 	if (user_split_words(text, &wd)) {
-		user_parse_err(p, "Only struct fields take a size", text);
+		user_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, text);
 		return -EINVAL;
 	}
 	if (wd.n == 0) {
-		user_parse_err(p, "Empty field", text);
+		user_parse_err(p, USER_ERR_EMPTY_FIELD, text);
 		return -EINVAL;
 	}
 	if (wd.n == 1) {
-		user_parse_err(p, "Invalid field name", wd.w[0]);
+		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[0]);
 		return -EINVAL;
 	}
 	if (!strcmp(wd.w[0], "struct"))
@@ -430,12 +488,12 @@ static int user_parse_field(struct user_parse *p, char *text,
 	else
 		ret = user_parse_plain(p, &wd, f);
 	if (!ret && !user_name_valid(f->name, USER_EVENT_MAX_NAME)) {
-		user_parse_err(p, "Invalid field name", wd.w[wd.n - 1]);
+		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
 	/* common_pid and the like are the record's header; filters see those */
 	if (!ret && str_has_prefix(f->name, "common_")) {
-		user_parse_err(p, "Field names starting with common_ are reserved",
+		user_parse_err(p, USER_ERR_COMMON_FIELD,
 			       wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
@@ -515,7 +573,7 @@ static int user_parse_fields(struct user_parse *p, char *list,
 		for (i = 0, j = d->nr_fields - 1; i < j; i++) {
 			if (strcmp(d->fields[i].name, d->fields[j].name))
 				continue;
-			user_parse_err(p, "Duplicate field name", field);
+			user_parse_err(p, USER_ERR_DUP_FIELD, field);
 			return -EINVAL;
 		}
 	}
@@ -534,11 +592,11 @@ static int user_parse_name(struct user_parse *p, char *name,
 			if (user_word_char(*c) ||
 			    (*c == ',' && c != flags && c[1] && c[1] != ','))
 				continue;
-			user_parse_err(p, "Invalid flag list", flags);
+			user_parse_err(p, USER_ERR_BAD_FLAGS, flags);
 			return -EINVAL;
 		}
 		if (!*flags) {
-			user_parse_err(p, "Invalid flag list", flags);
+			user_parse_err(p, USER_ERR_BAD_FLAGS, flags);
 			return -EINVAL;
 		}
 		d->flags = kstrdup(flags, GFP_KERNEL);
@@ -546,12 +604,12 @@ static int user_parse_name(struct user_parse *p, char *name,
 			return -ENOMEM;
 	}
 	if (!user_name_valid(name, USER_EVENT_MAX_NAME)) {
-		user_parse_err(p, "Invalid event name", name);
+		user_parse_err(p, USER_ERR_BAD_NAME, name);
 		return -EINVAL;
 	}
 	/* events/user_events/enable and filter would hide the event's directory */
 	if (!strcmp(name, "enable") || !strcmp(name, "filter")) {
-		user_parse_err(p, "Name of a file of events/user_events/", name);
+		user_parse_err(p, USER_ERR_RESERVED_NAME, name);
 		return -EINVAL;
 	}
 	d->name = kstrdup(name, GFP_KERNEL);
@@ -568,7 +626,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 
 	memset(d, 0, sizeof(*d));
 	if (strlen(p->cmd) >= USER_EVENT_MAX_DESC + p->skip) {
-		user_parse_err(p, "Description longer than 511 bytes", NULL);
+		user_parse_err(p, USER_ERR_DESC_TOO_LONG, NULL);
 		return -E2BIG;
 	}
 	args = strpbrk(name, " \t\n");
@@ -587,7 +645,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 			(d->flags ? strlen(d->flags) + 1 : 0) +
 			(d->args[0] ? strlen(d->args) + 1 : 0);
 	if (len >= USER_EVENT_MAX_DESC) {
-		user_parse_err(p, "Canonical form longer than 511 bytes", NULL);
+		user_parse_err(p, USER_ERR_CANON_TOO_LONG, NULL);
 		ret = -E2BIG;
 	}
 	if (ret)
@@ -1067,20 +1125,21 @@ static int user_event_emit(struct user_event *ue, struct iov_iter *i,
 	return -EFAULT;
 }
 
-static struct user_event *user_event_of_fd(struct file *file, int idx)
+/* The slot of write index @idx of @file, 0 for none */
+static unsigned long user_event_slot_of_fd(struct file *file, int idx)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_refs *refs;
-	struct user_event *ue = NULL;
+	unsigned long slot = 0;
 
 	/* The fd holds a reference on each of its events until release */
 	rcu_read_lock_sched();
 	refs = rcu_dereference_sched(ufd->refs);
 	/* pairs with the release in user_event_fd_add(): counted slots are set */
 	if (refs && idx < smp_load_acquire(&refs->count))
-		ue = refs->events[idx];
+		slot = refs->slots[idx];
 	rcu_read_unlock_sched();
-	return ue;
+	return slot;
 }
 
 /* user_event_read_index() of an index split over segments, or not user memory */
@@ -1108,6 +1167,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 {
 	size_t total = iov_iter_count(i), len;
 	struct user_event *ue;
+	unsigned long slot;
 	int idx, ret;
 
 	if (total < USER_EVENT_INDEX_SIZE)
@@ -1116,34 +1176,316 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 		return -EFAULT;
 	if (idx < 0)
 		return -EINVAL;
-	ue = user_event_of_fd(kiocb->ki_filp, idx);
-	if (!ue)
+	slot = user_event_slot_of_fd(kiocb->ki_filp, idx);
+	if (!slot)
 		return -ENOENT;
+	ue = user_slot_event(slot);
 	len = total - USER_EVENT_INDEX_SIZE;
 	if (len < ue->min_size)
 		return -EINVAL;
 	if (len > USER_EVENT_MAX_PAYLOAD)
 		return -E2BIG;
-	/* Nobody listening: accepted, nothing recorded */
+	/*
+	 * Nobody listening: a status-page index is accepted with nothing
+	 * recorded; an enable-bit index is refused, as Linux 6.5+ does.
+	 */
 	if (likely(!rcu_access_pointer(ue->tp.funcs)))
-		return total;
+		return slot & USER_SLOT_BITS ? -EBADF : total;
 	ret = user_event_emit(ue, i, len);
 	return ret ? ret : total;
 }
 
-/* Consumers and the status byte ------------------------------------------ */
+/* Consumers: who listens ------------------------------------------------- */
 
+/*
+ * A trace event's consumers attach as ftrace (TRACE_REG_REGISTER) or as
+ * perf (TRACE_REG_PERF_REGISTER, eBPF programs included): nothing sets
+ * EVENT_BIT_OTHER, which the ABI keeps for a kind that might come.
+ */
 static u8 user_event_status(struct user_event *ue)
 {
 	return (ue->ftrace_users ? EVENT_STATUS_FTRACE : 0) |
 	       (ue->perf_users ? EVENT_STATUS_PERF : 0);
 }
 
+/* Enable bits: writing them ----------------------------------------------- */
+
+/*
+ * A process's enable bits: one per process that registered through the
+ * enable-bit ABI, pointed at by the task_struct of each of its threads.
+ * It goes when the last of those threads exits or execs.
+ */
+struct user_event_mm {
+	struct mmu_notifier	mn;		/* tells of munmap() */
+	struct mm_struct	*mm;		/* mmgrab()ed */
+	/* struct user_event_enabler.mm_link; event_mutex, RCU for mn */
+	struct list_head	enablers;
+	/* one for the threads together, one per queued fault work */
+	refcount_t		refs;
+	struct work_struct	free_work;
+};
+
+/* One registered bit: @ue's state, kept at (@addr, @bit) in @umm's memory */
+struct user_event_enabler {
+	struct list_head	mm_link;
+	struct list_head	event_link;
+	struct user_event_mm	*umm;
+	struct user_event	*ue;		/* holds a reference */
+	unsigned long		addr;		/* as registered */
+	u8			size;		/* of the word: 4 or 8 */
+	u8			bit;
+	/* The word's range was unmapped: never written again */
+	bool			unmapped;
+	struct rcu_head		rcu;
+};
+
+/* A bit that could not be written without a page fault, to retry in a worker */
+struct user_enabler_fault {
+	struct work_struct	work;
+	struct user_event_mm	*umm;		/* holds a reference */
+	unsigned long		addr;
+	u8			bit;
+	int			tries;
+};
+
+/*
+ * Serialises the threads' adoption of a new struct user_event_mm with their
+ * leaving it (task_struct.user_event_mm): the last to leave frees it.
+ */
+static DEFINE_SPINLOCK(user_mm_lock);
+
+/* Unregistering the notifier waits for its readers: not in exit() */
+static void user_event_mm_free_work(struct work_struct *work)
+{
+	struct user_event_mm *umm =
+		container_of(work, struct user_event_mm, free_work);
+
+	mmu_notifier_unregister(&umm->mn, umm->mm);
+	mmdrop(umm->mm);
+	kfree(umm);
+}
+
+static void user_mm_put(struct user_event_mm *umm)
+{
+	if (refcount_dec_and_test(&umm->refs))
+		queue_work(system_unbound_wq, &umm->free_work);
+}
+
+/*
+ * munmap() or mremap() of enable words: the kernel never writes them
+ * again, whatever is mapped there later. Runs under the mmap_lock, maybe
+ * where it must not sleep: it only marks them.
+ */
+static int user_event_mm_invalidate(struct mmu_notifier *mn,
+				    const struct mmu_notifier_range *range)
+{
+	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
+	struct user_event_enabler *e;
+
+	if (range->event != MMU_NOTIFY_UNMAP)
+		return 0;
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &umm->enablers, mm_link)
+		if (e->addr >= range->start && e->addr < range->end)
+			WRITE_ONCE(e->unmapped, true);
+	rcu_read_unlock();
+	return 0;
+}
+
+static const struct mmu_notifier_ops user_event_mm_ops = {
+	.invalidate_range_start = user_event_mm_invalidate,
+};
+
+/*
+ * The u32 that holds bit @bit of the @size-byte word at @addr, and the bit
+ * in it: an 8-byte word is two u32s, so every update is a 4-byte one.
+ */
+static unsigned long user_bit_word(unsigned long addr, u8 size, u8 bit,
+				   u32 *mask)
+{
+	*mask = BIT(bit % 32);
+	if (size == sizeof(u64)) {
+		bool high = bit >= 32;
+
+		if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+			high = !high;
+		addr += high ? sizeof(u32) : 0;
+	}
+	return addr;
+}
+
+/*
+ * Set or clear @mask in the u32 at @uaddr of @mm, which the caller holds
+ * with its mmap_lock read-locked, without faulting: -EFAULT when the page
+ * is not there writable (absent, swapped out, copy-on-write, read-only or
+ * unmapped) and the bit does not already have the wanted value.
+ */
+static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
+			    u32 mask, bool set)
+{
+	struct page *page;
+	u32 *word, old, new;
+	bool same;
+
+	mmap_assert_locked(mm);
+	if (pin_user_pages_remote(mm, uaddr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				  &page, NULL) == 1) {
+		word = kmap_local_page(page) + offset_in_page(uaddr);
+		old = READ_ONCE(*word);
+		do {
+			new = set ? old | mask : old & ~mask;
+		} while (new != old && !try_cmpxchg(word, &old, new));
+		kunmap_local(word);
+		unpin_user_pages_dirty_lock(&page, 1, new != old);
+		return 0;
+	}
+	/* a child after fork() shares the parent's page, and its bits */
+	if (get_user_pages_remote(mm, uaddr, 1, FOLL_NOFAULT, &page, NULL) != 1)
+		return -EFAULT;
+	word = kmap_local_page(page) + offset_in_page(uaddr);
+	same = !!(READ_ONCE(*word) & mask) == set;
+	kunmap_local(word);
+	put_page(page);
+	return same ? 0 : -EFAULT;
+}
+
+/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
+static int user_enabler_write(struct user_event_enabler *e, bool set)
+{
+	struct mm_struct *mm = e->umm->mm;
+	unsigned long uaddr;
+	u32 mask;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	/* The process is gone: nobody reads the bit any more */
+	if (!mmget_not_zero(mm))
+		return 0;
+	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
+	mmap_read_lock(mm);
+	/* munmap() marks under the mmap_lock, before it lets go of the range */
+	ret = READ_ONCE(e->unmapped) ? 0 : user_word_update(mm, uaddr, mask, set);
+	mmap_read_unlock(mm);
+	/* the last user's exit_mmap() must not run under event_mutex */
+	mmput_async(mm);
+	return ret;
+}
+
+static struct user_event_enabler *
+user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
+{
+	struct user_event_enabler *e;
+
+	lockdep_assert_held(&event_mutex);
+	list_for_each_entry(e, &umm->enablers, mm_link)
+		if (e->addr == addr && e->bit == bit)
+			return e;
+	return NULL;
+}
+
+/*
+ * Fault the word of (@addr, @bit) in, writable, then write its event's
+ * state under event_mutex, as it is then: an update is never lost to an
+ * enable and a disable racing. Returns false when it should be tried again
+ * (the page went away again in between). Sleeps; the caller holds no lock.
+ */
+static bool user_enabler_fault_in(struct user_event_mm *umm,
+				  unsigned long addr, u8 bit)
+{
+	unsigned int flags = FAULT_FLAG_WRITE;
+	struct mm_struct *mm = umm->mm;
+	struct user_event_enabler *e;
+	bool unlocked = false;
+	unsigned long uaddr;
+	int ret = -ENOENT;
+	u32 mask;
+
+	if (mm != current->mm)
+		flags |= FAULT_FLAG_REMOTE;
+	if (!mmget_not_zero(mm))
+		return true;
+	scoped_guard(mutex, &event_mutex) {
+		e = user_enabler_find(umm, addr, bit);
+		if (e && e->unmapped)
+			e = NULL;
+		if (e)
+			uaddr = user_bit_word(addr, e->size, bit, &mask);
+	}
+	if (e) {
+		mmap_read_lock(mm);
+		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
+		mmap_read_unlock(mm);
+	}
+	mmput(mm);
+	/* Unregistered, or unmapped or read-only now: nothing to write */
+	if (ret)
+		return true;
+	guard(mutex)(&event_mutex);
+	e = user_enabler_find(umm, addr, bit);
+	return !e || !user_enabler_write(e, user_event_status(e->ue));
+}
+
+static void user_enabler_fault_work(struct work_struct *work)
+{
+	struct user_enabler_fault *f =
+		container_of(work, struct user_enabler_fault, work);
+
+	if (!user_enabler_fault_in(f->umm, f->addr, f->bit) &&
+	    ++f->tries < USER_EVENT_FAULT_TRIES) {
+		queue_work(system_unbound_wq, &f->work);
+		return;
+	}
+	user_mm_put(f->umm);
+	kfree(f);
+}
+
+/*
+ * Bring @e's bit up to date: now if its page is there, else from a worker
+ * that may fault it in (consumers attach from contexts that must not wait
+ * for another process's page, nor sleep on its userfaultfd).
+ */
+static void user_enabler_update(struct user_event_enabler *e)
+{
+	struct user_enabler_fault *f;
+
+	if (!user_enabler_write(e, user_event_status(e->ue)))
+		return;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f) {
+		pr_warn_ratelimited("enable bit %u at 0x%lx not updated\n",
+				    e->bit, e->addr);
+		return;
+	}
+	INIT_WORK(&f->work, user_enabler_fault_work);
+	refcount_inc(&e->umm->refs);
+	f->umm = e->umm;
+	f->addr = e->addr;
+	f->bit = e->bit;
+	queue_work(system_unbound_wq, &f->work);
+}
+
+/* Consumers and the status byte ------------------------------------------ */
+
 static void user_event_update_status(struct user_event *ue)
 {
+	struct user_event_enabler *e;
+
 	lockdep_assert_held(&event_mutex);
-	WRITE_ONCE(status_bytes[ue->index], user_event_status(ue));
+	if (ue->index)
+		WRITE_ONCE(status_bytes[ue->index], user_event_status(ue));
+	list_for_each_entry(e, &ue->enablers, event_link)
+		user_enabler_update(e);
 }
+
+/* Is @ue an enable-bit event that nothing refers to any more? */
+static bool user_event_unused(struct user_event *ue)
+{
+	return ue->auto_del && refcount_read(&ue->refs) == 1 &&
+	       !user_event_status(ue);
+}
+
+static void user_event_reap_fn(struct work_struct *work);
+static DECLARE_WORK(user_event_reap_work, user_event_reap_fn);
 
 /* Hook one consumer's probe on or off; @users counts that kind */
 static int user_event_attach(struct user_event *ue, void *probe, void *data,
@@ -1187,19 +1529,41 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 #endif
 	}
 	user_event_update_status(ue);
+	/* the trace event cannot be removed from inside its own detach */
+	if (user_event_unused(ue))
+		schedule_work(&user_event_reap_work);
 	return ret;
 }
 
 /* Events: creation and deletion ------------------------------------------ */
 
+/* Events of one name hash alike: "name", and every "name.<id>" of multi-format */
+static u32 user_name_key(const char *name)
+{
+	return full_name_hash(NULL, name, strcspn(name, "."));
+}
+
 static struct user_event *user_event_find(const char *name)
 {
 	struct user_event *ue;
-	u32 key = full_name_hash(NULL, name, strlen(name));
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_possible(user_event_table, ue, node, key)
+	hash_for_each_possible(user_event_table, ue, node, user_name_key(name))
 		if (!strcmp(ue->name, name))
+			return ue;
+	return NULL;
+}
+
+/* The multi-format event named @d->name.<id> with @d's fields */
+static struct user_event *user_event_find_multi(struct user_spec *d)
+{
+	size_t len = strlen(d->name);
+	struct user_event *ue;
+
+	lockdep_assert_held(&event_mutex);
+	hash_for_each_possible(user_event_table, ue, node, user_name_key(d->name))
+		if (ue->multi && !strncmp(ue->name, d->name, len) &&
+		    ue->name[len] == '.' && !strcmp(ue->args, d->args))
 			return ue;
 	return NULL;
 }
@@ -1213,6 +1577,7 @@ static void user_event_release_memory(struct user_event *ue)
 	kfree(ue->args);
 	user_fields_free(ue->fields, ue->nr_fields);
 	kfree(ue);
+	user_events_count--;
 }
 
 /* Is @flag in the comma-separated @flags (unknown flags are ignored)? */
@@ -1231,8 +1596,17 @@ static bool user_flags_have(const char *flags, const char *flag)
 	return false;
 }
 
+/* How user_event_get() registers an event */
+enum {
+	UE_GET_SLOT	= BIT(0),	/* with a status-page byte */
+	UE_GET_KEEP	= BIT(1),	/* until deleted, not while referred to */
+	UE_GET_PERSIST	= BIT(2),	/* USER_EVENT_REG_PERSIST */
+	UE_GET_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
+};
+
 /* Take what @d owns and lay the fields out after the common header */
-static struct user_event *user_event_alloc(struct user_spec *d)
+static struct user_event *user_event_alloc(struct user_spec *d,
+					   unsigned int how)
 {
 	struct user_event *ue = kzalloc(sizeof(*ue), GFP_KERNEL);
 	u32 offset = sizeof(struct trace_entry);
@@ -1240,7 +1614,22 @@ static struct user_event *user_event_alloc(struct user_spec *d)
 
 	if (!ue)
 		return NULL;
-	ue->name = d->name;
+	user_events_count++;
+	if (how & UE_GET_MULTI) {
+		ue->name = kasprintf(GFP_KERNEL, "%s.%llx", d->name,
+				     user_event_multi_id++);
+		if (!ue->name) {
+			user_event_release_memory(ue);
+			return NULL;
+		}
+		kfree(d->name);
+	} else {
+		ue->name = d->name;
+	}
+	ue->multi = how & UE_GET_MULTI;
+	ue->persist = how & UE_GET_PERSIST;
+	ue->auto_del = !(how & (UE_GET_KEEP | UE_GET_PERSIST));
+	INIT_LIST_HEAD(&ue->enablers);
 	ue->flags = d->flags;
 	ue->bpf_iter = user_flags_have(d->flags, "BPF_ITER");
 	ue->args = d->args;
@@ -1264,7 +1653,7 @@ static int user_event_register_call(struct user_event *ue)
 	int ret;
 
 	INIT_LIST_HEAD(&ue->class.fields);
-	ue->class.system = USER_EVENTS_SYSTEM;
+	ue->class.system = ue->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
 	ue->class.reg = user_event_reg;
 	ue->class.fields_array = user_event_fields_array(ue);
 	if (!ue->class.fields_array)
@@ -1289,52 +1678,103 @@ static int user_event_register_call(struct user_event *ue)
 	return dyn_event_add(&ue->devent, call);
 }
 
-/* Create the event @d describes, or find it if it exists with its fields */
+/* A status-page byte for @ue, set to its state */
+static int user_event_add_slot(struct user_event *ue)
+{
+	u32 index;
+	int ret;
+
+	ret = xa_alloc(&user_event_by_index, &index, ue,
+		       XA_LIMIT(1, PAGE_SIZE - 1), GFP_KERNEL);
+	if (ret)
+		return ret == -EBUSY ? -EMFILE : ret;
+	ue->index = index;
+	WRITE_ONCE(status_bytes[index], user_event_status(ue));
+	return 0;
+}
+
+/*
+ * An existing event registered again, @how: through the status page or
+ * dynamic_events it gets a status byte and stays until deleted, as if it
+ * had been created there; an enable-bit registration changes nothing but
+ * with USER_EVENT_REG_PERSIST.
+ */
+static int user_event_adopt(struct user_event *ue, unsigned int how)
+{
+	if ((how & UE_GET_SLOT) && !ue->index) {
+		int ret = user_event_add_slot(ue);
+
+		if (ret)
+			return ret;
+	}
+	if (how & (UE_GET_KEEP | UE_GET_PERSIST))
+		ue->auto_del = false;
+	ue->persist |= how & UE_GET_PERSIST;
+	return 0;
+}
+
+static struct user_event *user_event_create_spec(struct user_spec *d,
+						 unsigned int how)
+{
+	struct user_event *ue;
+	int ret;
+
+	if (user_events_count >= READ_ONCE(user_events_max))
+		return ERR_PTR(-EMFILE);
+	ue = user_event_alloc(d, how);
+	if (!ue)
+		return ERR_PTR(-ENOMEM);
+	ret = how & UE_GET_SLOT ? user_event_add_slot(ue) : 0;
+	if (ret) {
+		user_event_release_memory(ue);
+		return ERR_PTR(ret);
+	}
+	ret = user_event_register_call(ue);
+	if (ret) {
+		if (ue->index)
+			xa_erase(&user_event_by_index, ue->index);
+		user_event_release_memory(ue);
+		return ERR_PTR(ret);
+	}
+	hash_add(user_event_table, &ue->node, user_name_key(ue->name));
+	return ue;
+}
+
+/*
+ * Create the event @cmd (past @skip bytes) describes, or find it if it
+ * exists with its fields; @how is a UE_GET_* mask.
+ */
 static struct user_event *user_event_get(const char *cmd, int skip,
-					 bool *created)
+					 unsigned int how, bool *created)
 {
 	struct user_spec d;
 	struct user_event *ue;
 	int ret;
-	u32 index;
 
 	lockdep_assert_held(&event_mutex);
 	ret = user_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
-	ue = user_event_find(d.name);
+	if (how & UE_GET_MULTI)
+		ue = user_event_find_multi(&d);
+	else
+		ue = user_event_find(d.name);
 	if (ue) {
 		ret = strcmp(ue->args, d.args) ? -EADDRINUSE : 0;
 		if (ret)
 			user_parse_err(&(struct user_parse){ .cmd = cmd },
-				       "Event exists with other fields", NULL);
+				       USER_ERR_OTHER_FIELDS, NULL);
 		user_spec_free(&d);
+		ret = ret ?: user_event_adopt(ue, how);
 		return ret ? ERR_PTR(ret) : ue;
 	}
-	*created = true;
-	ue = user_event_alloc(&d);
+	ue = user_event_create_spec(&d, how);
 	user_spec_free(&d);
-	if (!ue)
-		return ERR_PTR(-ENOMEM);
-	ret = xa_alloc(&user_event_by_index, &index, ue,
-		       XA_LIMIT(1, PAGE_SIZE - 1), GFP_KERNEL);
-	if (ret) {
-		user_event_release_memory(ue);
-		return ERR_PTR(ret == -EBUSY ? -EMFILE : ret);
-	}
-	ue->index = index;
-	ret = user_event_register_call(ue);
-	if (ret) {
-		xa_erase(&user_event_by_index, index);
-		user_event_release_memory(ue);
-		return ERR_PTR(ret);
-	}
-	hash_add(user_event_table, &ue->node,
-		 full_name_hash(NULL, ue->name, strlen(ue->name)));
+	*created = !IS_ERR(ue);
 	return ue;
 }
 
-/* Delete @ue unless an fd holds it or a consumer is attached */
+/* Delete @ue unless an fd or an enabler holds it or a consumer is attached */
 static int user_event_destroy(struct user_event *ue)
 {
 	int ret;
@@ -1347,11 +1787,44 @@ static int user_event_destroy(struct user_event *ue)
 		return ret;
 	dyn_event_remove(&ue->devent);
 	hash_del(&ue->node);
-	/* Nothing is attached, so the byte is 0 for the slot's next owner */
-	WRITE_ONCE(status_bytes[ue->index], 0);
-	xa_erase(&user_event_by_index, ue->index);
+	if (ue->index) {
+		/* Nothing is attached, so the byte is 0 for the slot's next owner */
+		WRITE_ONCE(status_bytes[ue->index], 0);
+		xa_erase(&user_event_by_index, ue->index);
+	}
 	user_event_release_memory(ue);
 	return 0;
+}
+
+/*
+ * Delete @ue if it is an enable-bit event nothing refers to any more. As
+ * for every dynamic event, the buffers of the instances it was enabled in
+ * are cleared: their records' type would be left undefined.
+ */
+static void user_event_reap(struct user_event *ue)
+{
+	if (user_event_unused(ue) && !user_event_destroy(ue))
+		tracing_reset_all_online_cpus();
+}
+
+/* Drop a reference an fd or an enabler held on @ue */
+static void user_event_put(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+	refcount_dec(&ue->refs);
+	user_event_reap(ue);
+}
+
+/* The enable-bit events whose last consumer detached since */
+static void user_event_reap_fn(struct work_struct *work)
+{
+	struct user_event *ue;
+	struct hlist_node *tmp;
+	int bkt;
+
+	guard(mutex)(&event_mutex);
+	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
+		user_event_reap(ue);
 }
 
 /* dynamic_events --------------------------------------------------------- */
@@ -1363,8 +1836,12 @@ static int user_event_create(const char *raw_command)
 
 	if (!str_has_prefix(raw_command, USER_EVENTS_PREFIX))
 		return -ECANCELED;
+	/* the feature is off: its set-up failed at boot */
+	if (!status_bytes)
+		return -ENODEV;
 	guard(mutex)(&event_mutex);
-	ue = user_event_get(raw_command, strlen(USER_EVENTS_PREFIX), &created);
+	ue = user_event_get(raw_command, strlen(USER_EVENTS_PREFIX),
+			    UE_GET_SLOT | UE_GET_KEEP, &created);
 	return PTR_ERR_OR_ZERO(ue);
 }
 
@@ -1427,22 +1904,194 @@ static bool user_event_match(const char *system, const char *event,
 {
 	struct user_event *ue = to_user_event(ev);
 
-	if (system && strcmp(system, USER_EVENTS_SYSTEM))
+	if (system && strcmp(system, ue->class.system))
 		return false;
 	if (strcmp(event, ue->name))
 		return false;
 	return !argc || user_event_args_match(ue, argc, argv);
 }
 
+/* Enable bits: per process ------------------------------------------------ */
+
+/* Takes @mm's mmap_lock for writing: not under event_mutex */
+static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
+{
+	struct user_event_mm *umm = kzalloc(sizeof(*umm), GFP_KERNEL);
+
+	if (!umm)
+		return NULL;
+	mmgrab(mm);
+	umm->mm = mm;
+	INIT_LIST_HEAD(&umm->enablers);
+	refcount_set(&umm->refs, 1);
+	INIT_WORK(&umm->free_work, user_event_mm_free_work);
+	umm->mn.ops = &user_event_mm_ops;
+	if (mmu_notifier_register(&umm->mn, mm)) {
+		mmdrop(mm);
+		kfree(umm);
+		return NULL;
+	}
+	return umm;
+}
+
+/*
+ * The calling process's enable bits, made on its first enable-bit
+ * registration and adopted by all its threads at once: any of them may be
+ * the last to exit. Threads forked later adopt it in user_event_mm_fork().
+ * A thread of the process cannot be the last to leave while it runs this.
+ */
+static struct user_event_mm *user_event_mm_current(void)
+{
+	struct user_event_mm *umm = READ_ONCE(current->user_event_mm), *mine;
+	struct task_struct *t;
+
+	if (umm)
+		return umm;
+	mine = user_event_mm_alloc(current->mm);
+	if (!mine)
+		return NULL;
+	spin_lock(&user_mm_lock);
+	/* another thread's first registration may have been quicker */
+	umm = current->user_event_mm;
+	if (!umm) {
+		umm = mine;
+		rcu_read_lock();
+		/* a thread past user_events_exit() holds USER_EVENT_MM_EXITED */
+		for_each_thread(current, t)
+			if (READ_ONCE(t->mm) == umm->mm)
+				cmpxchg(&t->user_event_mm, NULL, umm);
+		rcu_read_unlock();
+	}
+	spin_unlock(&user_mm_lock);
+	if (umm != mine)
+		user_mm_put(mine);
+	return umm;
+}
+
+static void user_enabler_link(struct user_event_enabler *e,
+			      struct user_event_mm *umm, struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+	e->umm = umm;
+	e->ue = ue;
+	refcount_inc(&ue->refs);
+	list_add_tail_rcu(&e->mm_link, &umm->enablers);
+	list_add_tail(&e->event_link, &ue->enablers);
+}
+
+/* Unlink and free @e; its event goes if nothing else refers to it */
+static void user_enabler_remove(struct user_event_enabler *e)
+{
+	lockdep_assert_held(&event_mutex);
+	list_del_rcu(&e->mm_link);
+	list_del(&e->event_link);
+	user_event_put(e->ue);
+	kfree_rcu(e, rcu);
+}
+
+/* The process has gone (exit) or changed its memory (exec): drop its bits */
+static void user_event_mm_free(struct user_event_mm *umm)
+{
+	struct user_event_enabler *e, *tmp;
+
+	scoped_guard(mutex, &event_mutex)
+		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link)
+			user_enabler_remove(e);
+	user_mm_put(umm);
+}
+
+/*
+ * A fork() copies the parent's enablers for the child's copy of its memory:
+ * the same words, whose bits the kernel keeps up to date in the child too.
+ */
+static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
+{
+	struct user_event_enabler *e, *c;
+	struct user_event_mm *umm, *parent;
+
+	/* current is a member of its process's: it cannot go meanwhile */
+	parent = READ_ONCE(current->user_event_mm);
+	if (!parent || !t->mm)
+		return NULL;
+	umm = user_event_mm_alloc(t->mm);
+	if (!umm)
+		return NULL;
+	guard(mutex)(&event_mutex);
+	list_for_each_entry(e, &parent->enablers, mm_link) {
+		if (e->unmapped)
+			continue;
+		/* the allocator says so when it fails */
+		c = kmemdup(e, sizeof(*e), GFP_KERNEL);
+		if (!c)
+			break;
+		user_enabler_link(c, umm, e->ue);
+		/* a consumer may have come or gone since the memory was copied */
+		user_enabler_update(c);
+	}
+	return umm;
+}
+
+/**
+ * user_event_mm_fork - give a new task its enable bits
+ * @t: the task, not running yet
+ * @clone_flags: how it was made
+ *
+ * Threads share their process's; a new process gets a copy of its parent's;
+ * a task that shares the parent's memory but not its thread group (vfork)
+ * has none of its own.
+ */
+void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
+{
+	struct user_event_mm *umm = NULL;
+
+	if (!(clone_flags & CLONE_VM))
+		umm = user_event_mm_dup(t);
+	spin_lock(&user_mm_lock);
+	if (clone_flags & CLONE_THREAD)
+		umm = current->user_event_mm;
+	WRITE_ONCE(t->user_event_mm, umm);
+	spin_unlock(&user_mm_lock);
+}
+
+/**
+ * user_event_mm_leave - a task leaves its enable bits
+ * @t: current, in execve() or exit
+ * @exiting: at exit: mark @t so that no later first registration adopts it
+ *
+ * The last thread of the process to leave drops the process's enablers.
+ */
+void user_event_mm_leave(struct task_struct *t, bool exiting)
+{
+	struct user_event_mm *umm;
+	struct task_struct *o;
+	bool last = true;
+
+	spin_lock(&user_mm_lock);
+	umm = t->user_event_mm;
+	WRITE_ONCE(t->user_event_mm, exiting ? USER_EVENT_MM_EXITED : NULL);
+	if (umm == USER_EVENT_MM_EXITED)
+		umm = NULL;
+	rcu_read_lock();
+	for_each_thread(t, o)
+		if (umm && READ_ONCE(o->user_event_mm) == umm)
+			last = false;
+	rcu_read_unlock();
+	spin_unlock(&user_mm_lock);
+	if (umm && last)
+		user_event_mm_free(umm);
+}
+
 /* user_events_data ------------------------------------------------------- */
 
 /*
- * The fd's write index for @ue, taking a reference when it is new. Only an
- * event that existed before (@created false) can already be in the array.
+ * The fd's write index for @ue through the ABI @bits tells, taking a
+ * reference when it is new. Only an event that existed before (@created
+ * false) can already be in the array.
  */
 static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
-			     bool created)
+			     bool created, bool bits)
 {
+	unsigned long slot = (unsigned long)ue | (bits ? USER_SLOT_BITS : 0);
 	struct user_event_refs *old, *refs;
 	int i, count;
 
@@ -1450,21 +2099,21 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 	old = rcu_dereference_protected(ufd->refs, lockdep_is_held(&event_mutex));
 	count = old ? old->count : 0;
 	for (i = 0; !created && i < count; i++)
-		if (old->events[i] == ue)
+		if (old->slots[i] == slot)
 			return i;
 	refs = old;
 	if (!old || count == old->size) {
 		int size = old ? 2 * old->size : 8;
 
-		refs = kmalloc(struct_size(refs, events, size), GFP_KERNEL);
+		refs = kmalloc(struct_size(refs, slots, size), GFP_KERNEL);
 		if (!refs)
 			return -ENOMEM;
 		refs->size = size;
 		refs->count = count;
 		if (old)
-			memcpy(refs->events, old->events, count * sizeof(*old->events));
+			memcpy(refs->slots, old->slots, count * sizeof(*old->slots));
 	}
-	refs->events[count] = ue;
+	refs->slots[count] = slot;
 	refcount_inc(&ue->refs);
 	/* writers that see the new count see the new slot */
 	smp_store_release(&refs->count, count + 1);
@@ -1488,19 +2137,55 @@ static char *user_desc_from_user(const char __user *udesc)
 	return strndup_user(udesc, USER_EVENT_MAX_DESC);
 }
 
+/*
+ * Register @desc on @file's fd, @how (UE_GET_*), and link @e to it when
+ * given (the enable-bit ABI). Returns the write index or -errno.
+ */
+static int user_event_register(struct file *file, const char *desc,
+			       unsigned int how, struct user_event_enabler *e,
+			       struct user_event **uep)
+{
+	struct user_event_fd *ufd = file->private_data;
+	struct user_event_mm *umm = NULL;
+	bool created = false;
+	struct user_event *ue;
+	int widx;
+
+	lockdep_assert_held(&event_mutex);
+	if (e) {
+		struct user_event_enabler *old;
+
+		umm = current->user_event_mm;
+		old = user_enabler_find(umm, e->addr, e->bit);
+		if (old && !old->unmapped)
+			return -EADDRINUSE;
+		/* a word unmapped since: the new one at that address replaces it */
+		if (old)
+			user_enabler_remove(old);
+	}
+	ue = user_event_get(desc, 0, how, &created);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+	widx = user_event_fd_add(ufd, ue, created, !!e);
+	if (widx < 0) {
+		if (created)
+			user_event_destroy(ue);
+		return widx;
+	}
+	if (e)
+		user_enabler_link(e, umm, ue);
+	*uep = ue;
+	return widx;
+}
+
+/* DIAG_IOCSREG with a struct user_reg: the status page */
 static long user_events_ioctl_reg(struct file *file, struct user_reg __user *ureg)
 {
 	char *desc __free(kfree) = NULL;
-	struct user_event_fd *ufd = file->private_data;
-	struct user_reg reg;
 	struct user_event *ue;
+	struct user_reg reg;
 	int widx;
-	u32 size;
 
-	if (get_user(size, &ureg->size))
-		return -EFAULT;
-	if (size != sizeof(reg))
-		return -EINVAL;
 	if (copy_from_user(&reg, ureg, sizeof(reg)))
 		return -EFAULT;
 	desc = user_desc_from_user(u64_to_user_ptr(reg.name_args));
@@ -1508,23 +2193,172 @@ static long user_events_ioctl_reg(struct file *file, struct user_reg __user *ure
 		return PTR_ERR(no_free_ptr(desc));
 
 	scoped_guard(mutex, &event_mutex) {
-		bool created = false;
-
-		ue = user_event_get(desc, 0, &created);
-		if (IS_ERR(ue))
-			return PTR_ERR(ue);
-		widx = user_event_fd_add(ufd, ue, created);
-		if (widx < 0) {
-			if (created)
-				user_event_destroy(ue);
+		widx = user_event_register(file, desc, UE_GET_SLOT | UE_GET_KEEP,
+					   NULL, &ue);
+		if (widx < 0)
 			return widx;
-		}
 		reg.status_index = ue->index;
 	}
 	reg.write_index = widx;
 	if (put_user(reg.status_index, &ureg->status_index) ||
 	    put_user(reg.write_index, &ureg->write_index))
 		return -EFAULT;
+	return 0;
+}
+
+/* Can the caller write the word of an enable bit? Faults it in if so. */
+static int user_bit_check(struct user_reg_bits *reg)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long uaddr;
+	bool unlocked = false;
+	u32 mask;
+	int ret;
+
+	if (reg->enable_size != sizeof(u32) && reg->enable_size != sizeof(u64))
+		return -EINVAL;
+	if (reg->enable_bit >= BITS_PER_BYTE * reg->enable_size ||
+	    !IS_ALIGNED(reg->enable_addr, reg->enable_size))
+		return -EINVAL;
+	if (reg->enable_addr != untagged_addr(reg->enable_addr) ||
+	    !access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
+		return -EFAULT;
+	uaddr = user_bit_word(reg->enable_addr, reg->enable_size,
+			      reg->enable_bit, &mask);
+	mmap_read_lock(mm);
+	ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
+	mmap_read_unlock(mm);
+	return ret ? -EFAULT : 0;
+}
+
+/* The struct of the enable-bit ABI: 28 bytes, or more with a zero tail */
+static int user_reg_bits_from_user(struct user_reg_bits *reg,
+				   void __user *uarg, u32 size)
+{
+	int ret;
+
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(reg, sizeof(*reg), uarg, size);
+	if (ret)
+		return ret;
+	if (reg->flags & ~(USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT))
+		return -EINVAL;
+	if ((reg->flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
+		return -EPERM;
+	return user_bit_check(reg);
+}
+
+/* DIAG_IOCSREG with a struct user_reg_bits: the enable bit */
+static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
+				       u32 size)
+{
+	struct user_event_enabler *e __free(kfree) = NULL, *linked;
+	char *desc __free(kfree) = NULL;
+	unsigned int how = 0;
+	struct user_reg_bits reg;
+	struct user_event *ue;
+	int widx, tries, pending;
+	unsigned long addr;
+	u8 bit;
+
+	widx = user_reg_bits_from_user(&reg, uarg, size);
+	if (widx)
+		return widx;
+	desc = user_desc_from_user(u64_to_user_ptr(reg.name_args));
+	if (IS_ERR(desc))
+		return PTR_ERR(no_free_ptr(desc));
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	addr = reg.enable_addr;
+	bit = reg.enable_bit;
+	e->addr = addr;
+	e->bit = bit;
+	e->size = reg.enable_size;
+	if (!user_event_mm_current())
+		return -ENOMEM;
+	if (reg.flags & USER_EVENT_REG_PERSIST)
+		how |= UE_GET_PERSIST;
+	if (reg.flags & USER_EVENT_REG_MULTI_FORMAT)
+		how |= UE_GET_MULTI;
+
+	scoped_guard(mutex, &event_mutex) {
+		widx = user_event_register(file, desc, how, e, &ue);
+		if (widx < 0)
+			return widx;
+		/* linked: the process owns it now */
+		linked = no_free_ptr(e);
+		pending = user_enabler_write(linked, user_event_status(ue));
+	}
+	/* Right when we return: fault the word in here if it went away */
+	for (tries = 0; pending && tries < USER_EVENT_FAULT_TRIES; tries++)
+		pending = !user_enabler_fault_in(current->user_event_mm, addr, bit);
+	if (put_user(widx, (u32 __user *)(uarg +
+			offsetof(struct user_reg_bits, write_index))))
+		return -EFAULT;
+	return 0;
+}
+
+static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
+{
+	u32 size;
+
+	if (get_user(size, (u32 __user *)uarg))
+		return -EFAULT;
+	if (size == sizeof(struct user_reg))
+		return user_events_ioctl_reg(file, uarg);
+	if (size >= sizeof(struct user_reg_bits))
+		return user_events_ioctl_reg_bits(file, uarg, size);
+	return -EINVAL;
+}
+
+/* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
+static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
+{
+	struct user_event_enabler *e;
+	struct user_unreg unreg;
+	unsigned long uaddr;
+	bool unmapped;
+	u32 size, mask;
+	int ret;
+
+	if (get_user(size, &uarg->size))
+		return -EFAULT;
+	if (size < sizeof(unreg))
+		return -EINVAL;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&unreg, sizeof(unreg), uarg, size);
+	if (ret)
+		return ret;
+	if (unreg.__reserved || unreg.__reserved2)
+		return -EINVAL;
+
+	scoped_guard(mutex, &event_mutex) {
+		if (!current->user_event_mm)
+			return -ENOENT;
+		e = user_enabler_find(current->user_event_mm,
+				      unreg.disable_addr, unreg.disable_bit);
+		if (!e)
+			return -ENOENT;
+		uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
+		unmapped = e->unmapped;
+		user_enabler_remove(e);
+	}
+	/* whatever is mapped there now is not the word */
+	if (unmapped)
+		return 0;
+	/* Our own memory: fault it in if need be; a word gone is no error */
+	mmap_read_lock(current->mm);
+	if (user_word_update(current->mm, uaddr, mask, false)) {
+		bool unlocked = false;
+
+		if (!fixup_user_fault(current->mm, uaddr, FAULT_FLAG_WRITE,
+				      &unlocked))
+			user_word_update(current->mm, uaddr, mask, false);
+	}
+	mmap_read_unlock(current->mm);
 	return 0;
 }
 
@@ -1540,7 +2374,14 @@ static long user_events_ioctl_del(const char __user *uname)
 	ue = user_event_find(name);
 	if (!ue)
 		return -ENOENT;
+	if (ue->persist && !perfmon_capable())
+		return -EPERM;
 	ret = user_event_destroy(ue);
+	/*
+	 * As for every dynamic event: trace_remove_event_call() marked each
+	 * instance the event was ever enabled in, and their whole buffers go,
+	 * so that no record is left whose type is gone or reused.
+	 */
 	if (!ret)
 		tracing_reset_all_online_cpus();
 	return ret;
@@ -1551,12 +2392,45 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 {
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		return user_events_ioctl_reg(file, (struct user_reg __user *)uarg);
+		return user_events_ioctl_reg_any(file, (void __user *)uarg);
 	case DIAG_IOCSDEL:
 		return user_events_ioctl_del((const char __user *)uarg);
+	case DIAG_IOCSUNREG:
+		return user_events_ioctl_unreg((struct user_unreg __user *)uarg);
 	}
 	return -ENOTTY;
 }
+
+#ifdef CONFIG_COMPAT
+/*
+ * 32-bit processes: the ioctl numbers encode the size of a pointer, 4
+ * bytes there; the structs have one layout for both (struct user_reg's u64
+ * is 8-aligned, the others are packed) and their addresses are u64s.
+ */
+#define DIAG_IOCSREG32	_IOC(_IOC_READ | _IOC_WRITE, DIAG_IOC_MAGIC, 0, \
+			     sizeof(compat_uptr_t))
+#define DIAG_IOCSDEL32	_IOC(_IOC_WRITE, DIAG_IOC_MAGIC, 1, sizeof(compat_uptr_t))
+#define DIAG_IOCSUNREG32 _IOC(_IOC_WRITE, DIAG_IOC_MAGIC, 2, sizeof(compat_uptr_t))
+
+static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
+				     unsigned long uarg)
+{
+	switch (cmd) {
+	case DIAG_IOCSREG32:
+		cmd = DIAG_IOCSREG;
+		break;
+	case DIAG_IOCSDEL32:
+		cmd = DIAG_IOCSDEL;
+		break;
+	case DIAG_IOCSUNREG32:
+		cmd = DIAG_IOCSUNREG;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	return user_events_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
+}
+#endif
 
 static int user_events_open(struct inode *inode, struct file *file)
 {
@@ -1568,24 +2442,21 @@ static int user_events_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-/* Drop the references an fd took; never the last: the event's own stays */
-static void user_event_refs_drop(struct user_event_refs *refs)
-{
-	struct user_event **ue;
-
-	if (!refs)
-		return;
-	for (ue = refs->events; ue < refs->events + refs->count; ue++)
-		refcount_dec(&(*ue)->refs);
-	kfree(refs);
-}
-
 static int user_events_release(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = file->private_data;
+	struct user_event_refs *refs;
+	int i;
 
 	/* The fd is gone: nobody else can see its array any more */
-	user_event_refs_drop(rcu_dereference_protected(ufd->refs, true));
+	refs = rcu_dereference_protected(ufd->refs, true);
+	if (refs) {
+		/* an enable-bit event nothing else holds goes before close() returns */
+		guard(mutex)(&event_mutex);
+		for (i = 0; i < refs->count; i++)
+			user_event_put(user_slot_event(refs->slots[i]));
+	}
+	kfree(refs);
 	kfree(ufd);
 	return 0;
 }
@@ -1653,22 +2524,48 @@ static int user_status_open(struct inode *inode, struct file *file)
 static const struct file_operations user_data_fops = {
 	.open = user_events_open, .release = user_events_release,
 	.write_iter	= user_events_write_iter,
-	/* struct user_reg has one layout for 32- and 64-bit callers */
 	.unlocked_ioctl	= user_events_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= user_events_compat_ioctl,
+#endif
 };
 
-/* The "u:" command of dynamic_events; ops->free runs under event_mutex */
+/*
+ * Boot-time set-up failed: no events, ever (the u: command checks
+ * status_bytes first, and nothing can have made one before the files exist).
+ */
+static void __init user_events_off(const char *why)
+{
+	pr_warn("%s: user_events is off\n", why);
+	status_bytes = NULL;
+	__free_page(status_page);
+	status_page = NULL;
+}
+
+/*
+ * The "u:" command of dynamic_events (ops->free runs under event_mutex),
+ * and the status page every event needs: without it, no events.
+ */
 static int __init trace_events_user_init_early(void)
 {
 	struct dyn_event_operations *ops = &user_event_ops;
+	int ret;
 
+	status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!status_page) {
+		pr_warn("no memory for the status page: user_events is off\n");
+		return -ENOMEM;
+	}
+	status_bytes = page_address(status_page);
 	ops->create = user_event_create;
 	ops->show = user_event_show;
 	ops->is_busy = user_event_is_busy;
 	ops->free = user_event_free;
 	ops->match = user_event_match;
-	return dyn_event_register(ops);
+	ret = dyn_event_register(ops);
+	if (ret)
+		user_events_off("could not register the u: command");
+	return ret;
 }
 core_initcall(trace_events_user_init_early);
 
@@ -1679,27 +2576,37 @@ static const struct file_operations user_status_fops = {
 	.release	= single_release,
 };
 
+static struct ctl_table user_event_sysctls[] = {
+	{
+		.procname	= "user_events_max",
+		.data		= &user_events_max,
+		.maxlen		= sizeof(user_events_max),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+};
+
 static int __init trace_events_user_init(void)
 {
-	int ret;
+	struct dentry *status, *data = NULL;
 
-	status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!status_page)
 		return -ENOMEM;
-	status_bytes = page_address(status_page);
-
-	ret = tracing_init_dentry();
-	if (ret)
-		return ret;
-
-	if (!tracefs_create_file("user_events_status", TRACE_MODE_WRITE,
-				 NULL, NULL, &user_status_fops) ||
-	    !tracefs_create_file("user_events_data", TRACE_MODE_WRITE,
-				 NULL, NULL, &user_data_fops)) {
-		pr_warn("could not create tracefs files\n");
+	if (tracing_init_dentry()) {
+		user_events_off("no tracefs");
 		return -ENODEV;
 	}
-
+	status = tracefs_create_file("user_events_status", TRACE_MODE_WRITE,
+				     NULL, NULL, &user_status_fops);
+	if (status)
+		data = tracefs_create_file("user_events_data", TRACE_MODE_WRITE,
+					   NULL, NULL, &user_data_fops);
+	if (!data) {
+		tracefs_remove(status);
+		user_events_off("could not create its tracefs files");
+		return -ENODEV;
+	}
+	register_sysctl_init("kernel", user_event_sysctls);
 	return 0;
 }
 fs_initcall(trace_events_user_init);

@@ -1,64 +1,245 @@
 """
-stage.py FINAL OUTDIR: write the earlier stages of trace_events_user.c that
-the patch series adds one by one, each FINAL less one feature:
+stage.py [--stamp] REPO OUTDIR: write the earlier stages of the files that
+the patch series adds one feature at a time, each the final file less
+features:
 
-  OUTDIR/dynevents.c  everything but the perf and eBPF consumer
+  OUTDIR/uapi.h       include/uapi/linux/user_events.h without the
+                      enable-bit ABI (struct user_reg_bits and the rest)
+  OUTDIR/perf.c       trace_events_user.c without the enable-bit ABI
+  OUTDIR/dynevents.c  that, less the perf and eBPF consumer
   OUTDIR/printfmt.c   that, less dynamic_events
   OUTDIR/core.c       that, less the print format
+  OUTDIR/stages.log   what each rule did
 
-Every rule removes or replaces text that must occur exactly as written
-(as many times as given); when FINAL changes so that a rule no longer
-matches, this fails naming it, and the rule is updated with the change.
+The rules work on top-level items found by name (citems.py): functions,
+structs, variables, macros, sections. They drop items whole, replace them
+with the versions in stages/<stage>/ (which are what that stage's patch
+adds), drop struct members, and statements, parameters and arguments of
+functions, named by an identifier they hold (or keep the body of an if
+whose test the stage lacks), and only where nothing else can say it, edit
+exact text inside one item. So a
+change to a comment, or to a function no rule names, never breaks a stage;
+a change to an item that a rule cuts fails here with a message naming the
+item and what was not found, and the rule is updated with the change.
+
+Each replacement has a stamp of the final item it replaces in
+stages/stamps: when that item changes, a note names it (a fix there may be
+needed in the earlier version too); --stamp records the items as they are.
+
+Each stage is checked: it must not keep dead code (every static function,
+variable, macro, enumerator and struct it defines is used in it, unless it
+is unused in the final file too), nor use a name that the final files
+define and the stage (or its uapi header) does not, such as a new ioctl
+number in code a rule keeps. Either names what to cut with the feature.
 """
+import hashlib
 import os
 import sys
 
-final, outdir = sys.argv[1], sys.argv[2]
-src = open(final).read()
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from citems import Cut, CutError, dangling, defined, unused  # noqa: E402
 
-def rm(s, old, new='', count=1):
-    n = s.count(old)
-    if n != count:
-        sys.exit('stage.py: expected %d of %r in the source, found %d'
-                 % (count, old[:60], n))
-    return s.replace(old, new)
+stamp = sys.argv[1:2] == ['--stamp']
+repo, outdir = sys.argv[1 + stamp], sys.argv[2 + stamp]
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'stages')
+log = []
+stamps_path = os.path.join(here, 'stamps')
+stamps = {l.split(' ')[1]: l.strip() for l in open(stamps_path)} \
+    if os.path.exists(stamps_path) else {}
+stamps_now, changed = {}, []
 
-def cut(s, start, end, new=''):
-    """remove from start marker up to and including end marker"""
-    if s.count(start) != 1 or end not in s[s.find(start):]:
-        sys.exit('stage.py: no single %r ... %r in the source' % (start[:40], end[:40]))
-    a = s.index(start)
-    b = s.index(end, a) + len(end)
-    return s[:a] + new + s[b:]
 
-# ---- S3: without perf and eBPF
-s = src
-s = rm(s, "\t/* BPF_ITER programs run once per write, not once per try */\n\tbool\t\t\tbpf_ran;\n\tbool\t\t\tbpf_keep;\t/* what they said of perf's sample */\n")
-s = rm(s, "\tbool\t\t\tbpf_iter;\t/* flag BPF_ITER */\n")
-s = rm(s, "\tint\t\t\tperf_users;\n")
-s = cut(s, "#ifdef CONFIG_PERF_EVENTS\n/*\n * BPF_ITER", "#endif\n\n")
-s = rm(s, "\treturn (ue->ftrace_users ? EVENT_STATUS_FTRACE : 0) |\n\t       (ue->perf_users ? EVENT_STATUS_PERF : 0);\n",
-       "\treturn ue->ftrace_users ? EVENT_STATUS_FTRACE : 0;\n")
-s = cut(s, "#ifdef CONFIG_PERF_EVENTS\n\tcase TRACE_REG_PERF_REGISTER:", "\t\treturn 0;\n#endif\n",
-        "\tdefault:\n\t\t/* no perf consumer yet */\n\t\treturn -EOPNOTSUPP;\n")
-s = cut(s, "/* Is @flag in the comma-separated @flags", "\treturn false;\n}\n\n")
-s = rm(s, '\tue->bpf_iter = user_flags_have(d->flags, "BPF_ITER");\n')
-s = rm(s, '\t[EVENT_BIT_PERF] = "perf",\n')
-open(os.path.join(outdir, 'dynevents.c'), 'w').write(s)
+def F(path):
+    """Replacement text kept in stages/"""
+    return open(os.path.join(here, path)).read()
 
-# ---- S2: without dynamic_events
-s = rm(s, '#include "trace_dynevent.h"\n')
-s = rm(s, "\tstruct dyn_event\tdevent;\n")
-s = cut(s, "static struct dyn_event_operations user_event_ops;\n", "return container_of(ev, struct user_event, devent);\n}\n\n")
-s = rm(s, "\tdyn_event_init(&ue->devent, &user_event_ops);\n\treturn dyn_event_add(&ue->devent, call);\n", "\treturn 0;\n")
-s = rm(s, "\tdyn_event_remove(&ue->devent);\n")
-s = cut(s, "/* dynamic_events --------", "\treturn !argc || user_event_args_match(ue, argc, argv);\n}\n\n")
-s = cut(s, "/* The \"u:\" command of dynamic_events;", "core_initcall(trace_events_user_init_early);\n\n")
-open(os.path.join(outdir, 'printfmt.c'), 'w').write(s)
 
-# ---- S1: without the print format
-s = cut(s, "static void user_field_fmt(struct seq_buf *s,", "\tue->call.print_fmt = fmt;\n\treturn 0;\n}\n\n")
-old = "/* Print format and output " + "-" * 48 + " */\n"
-s = rm(s, old, "/* Output " + "-" * (len(old) - 14) + " */\n")
-s = rm(s, "\tret = user_event_set_print_fmt(ue);\n\tif (ret)\n\t\treturn ret;\n")
-open(os.path.join(outdir, 'core.c'), 'w').write(s)
+def replace(cut, name, path):
+    """Put the version of item @name in stages/@path in its place. The
+    stamp of the item it replaces tells when that item has changed since
+    (a fix there may be needed in the earlier version too)"""
+    stamp = hashlib.sha1(cut.one(name).text.encode()).hexdigest()[:16]
+    stamps_now[path] = '%s %s %s' % (stamp, path, name)
+    if stamps.get(path, '').split(' ')[0] != stamp:
+        changed.append('%s (stages/%s)' % (name, path))
+    cut.replace(name, F(path))
+
+
+def title(cut, before, text):
+    """Retitle the section above @before: "/* text ----- */", 78 wide"""
+    cut.comment('comment before ' + before,
+                '/* %s %s */\n' % (text, '-' * (78 - 7 - len(text))))
+
+
+def done(cut, name, final, gone=frozenset()):
+    """Check and write the stage @name; @gone: names of the final uapi
+    header that the stage's header lacks"""
+    text = cut.result()
+    log.append('== %s\n%s\n' % (name, '\n'.join(cut.log)))
+    dead = sorted(set(unused(text, name, ('pr_fmt',))) -
+                  set(unused(final, 'final', ('pr_fmt',))))
+    if dead:
+        raise CutError('%s: defined but not used in this stage: %s '
+                       '(drop them with the feature)' % (name, ', '.join(dead)))
+    gone = (defined(final, 'final') - defined(text, name)) | gone
+    left = dangling(text, gone)
+    if left:
+        raise CutError('%s: uses what this stage does not define: %s '
+                       '(cut the uses with the feature)' % (name, ', '.join(left)))
+    open(os.path.join(outdir, name), 'w').write(text)
+    return text
+
+
+def uapi(final):
+    # ---- the uapi header before the enable-bit ABI
+    c = Cut(final, 'uapi.h')
+    c.comment('file comment', F('uapi/file-comment.h'))
+    c.drop('USER_EVENTS_MULTI_SYSTEM', 'enum user_reg_flag',
+           'struct user_reg_bits', 'struct user_unreg', 'DIAG_IOCSUNREG')
+    c.drop_block('user_reg')        # #define user_reg user_reg_bits
+    c.comment('DIAG_IOCSREG', '/* Register an event (struct user_reg *) */\n')
+    # uapi names are for user space: no dead-code check
+    text = c.result()
+    log.append('== uapi.h\n%s\n' % '\n'.join(c.log))
+    open(os.path.join(outdir, 'uapi.h'), 'w').write(text)
+    return defined(final, 'uapi') - defined(text, 'uapi.h')
+
+
+def stages(final, gone):
+    # ---- perf.c: without the enable-bit ABI
+    c = Cut(final, 'perf.c')
+    c.comment('file comment', F('perf/file-comment.c'))
+    c.drop('#include <linux/mmu_notifier.h>', '#include <linux/sched/mm.h>',
+           '#include <linux/sched/signal.h>', '#include <linux/sysctl.h>',
+           '#include <linux/workqueue.h>')
+    c.drop_member('struct user_event', 'multi', 'persist', 'auto_del',
+                  'enablers')
+    c.drop_member('struct user_event', 'index',
+                  new='\tu32\t\t\tindex;\t\t/* status byte */\n')
+    c.comment('user_event_table', F('perf/event_mutex-comment.c'))
+    c.drop('user_events_count', 'user_events_max', 'user_event_multi_id')
+
+    # the fd's array holds events, not slots with an ABI bit
+    replace(c, 'struct user_event_refs', 'perf/struct-user_event_refs.c')
+    c.drop('USER_SLOT_BITS', 'user_slot_event')
+    replace(c, 'user_event_slot_of_fd', 'perf/user_event_of_fd.c')
+    replace(c, 'user_events_write_iter', 'perf/user_events_write_iter.c')
+    replace(c, 'user_event_fd_add', 'perf/user_event_fd_add.c')
+    replace(c, 'user_events_release', 'perf/user_events_release.c')
+
+    # one section "Consumers and the status byte", without the enablers
+    title(c, 'user_event_status', 'Consumers and the status byte')
+    c.drop_section('struct user_event_mm')
+    c.drop('comment before user_event_update_status')
+    c.drop_stmt('user_event_update_status', 'user_event_enabler')
+    c.drop_stmt('user_event_update_status', 'enablers')
+    c.unwrap_stmt('user_event_update_status', 'index')
+    c.drop_section('user_event_mm_alloc')
+
+    # auto-deletion and PERSIST
+    c.drop('user_event_unused', 'user_event_reap_fn', 'user_event_reap_work',
+           'user_event_reap', 'user_event_put', 'user_event_adopt')
+    c.drop_stmt('user_event_reg', 'user_event_unused')
+    c.drop_stmt('user_events_ioctl_del', 'persist')
+
+    # MULTI_FORMAT and the user_events_max sysctl
+    replace(c, 'user_name_key', 'perf/user_name_key.c')
+    c.drop('user_event_find_multi', 'user_event_sysctls')
+    c.drop_stmt('user_event_release_memory', 'user_events_count')
+    c.drop_stmt('user_event_register_call', 'USER_EVENTS_MULTI_SYSTEM',
+                new='\tue->class.system = USER_EVENTS_SYSTEM;\n')
+    c.drop_stmt('trace_events_user_init', 'user_event_sysctls')
+
+    # creating: always with a status byte, so no UE_GET_* flags
+    c.drop('UE_GET_SLOT')
+    c.drop_param('user_event_alloc', 'how')
+    c.drop_stmt('user_event_alloc', 'user_events_count')
+    for member in ('multi', 'persist', 'auto_del', 'enablers'):
+        c.drop_stmt('user_event_alloc', member)
+    c.drop_stmt('user_event_alloc', 'UE_GET_MULTI',
+                new='\tue->name = d->name;\n')
+    c.drop_param('user_event_create_spec', 'how')
+    c.drop_stmt('user_event_create_spec', 'user_events_max')
+    c.drop_arg('user_event_create_spec', 'user_event_alloc', 1)
+    c.drop_stmt('user_event_create_spec', 'UE_GET_SLOT',
+                new='\tret = user_event_add_slot(ue);\n')
+    c.unwrap_stmt('user_event_create_spec', 'index')
+    c.comment('user_event_get', F('perf/user_event_get-comment.c'))
+    c.drop_param('user_event_get', 'how')
+    c.drop_stmt('user_event_get', 'UE_GET_MULTI',
+                new='\tue = user_event_find(d.name);\n')
+    c.drop_stmt('user_event_get', 'user_event_adopt')
+    c.drop_arg('user_event_get', 'user_event_create_spec', 1)
+    c.drop_arg('user_event_create', 'user_event_get', 2)
+    c.comment('user_event_destroy',
+              '/* Delete @ue unless an fd holds it or a consumer is attached */\n')
+    c.unwrap_stmt('user_event_destroy', 'index')
+
+    # registering: the status page only
+    c.drop('user_event_register')
+    replace(c, 'user_events_ioctl_reg', 'perf/user_events_ioctl_reg.c')
+    c.drop('user_bit_check', 'user_reg_bits_from_user',
+           'user_events_ioctl_reg_bits', 'user_events_ioctl_reg_any',
+           'user_events_ioctl_unreg', 'DIAG_IOCSUNREG32')
+    c.drop_stmt('user_events_ioctl', 'DIAG_IOCSUNREG')
+    c.drop_stmt('user_events_ioctl', 'user_events_ioctl_reg_any',
+                new='\t\treturn user_events_ioctl_reg(file, '
+                    '(struct user_reg __user *)uarg);\n')
+    c.drop_stmt('user_events_compat_ioctl', 'DIAG_IOCSUNREG32')
+    s = done(c, 'perf.c', final, gone)
+
+    # ---- dynevents.c: without perf and eBPF
+    c = Cut(s, 'dynevents.c')
+    c.drop_member('struct user_event_write', 'bpf_ran', 'bpf_keep')
+    c.drop_member('struct user_event', 'bpf_iter', 'perf_users')
+    c.drop_block('user_event_perf')
+    c.drop_stmt('user_event_status', 'perf_users',
+                new='\treturn ue->ftrace_users ? EVENT_STATUS_FTRACE : 0;\n')
+    replace(c, 'user_event_reg', 'dynevents/user_event_reg.c')
+    c.drop('user_flags_have')
+    c.drop_stmt('user_event_alloc', 'bpf_iter')
+    c.edit('user_consumer_names', '\t[EVENT_BIT_PERF] = "perf",\n', '')
+    s = done(c, 'dynevents.c', final, gone)
+
+    # ---- printfmt.c: without dynamic_events
+    c = Cut(s, 'printfmt.c')
+    c.drop('#include "trace_dynevent.h"')
+    c.drop_member('struct user_event', 'devent')
+    c.drop('user_event_ops', 'to_user_event')
+    c.drop_stmt('user_event_register_call', 'dyn_event_init')
+    c.drop_stmt('user_event_register_call', 'dyn_event_add',
+                new='\treturn 0;\n')
+    c.drop_stmt('user_event_destroy', 'dyn_event_remove')
+    c.drop_section('user_event_create')
+    # the early initcall keeps making the status page, without the u: command
+    replace(c, 'trace_events_user_init_early',
+            'printfmt/trace_events_user_init_early.c')
+    c.comment('user_events_off', '/* Boot-time set-up failed: no events, ever */\n')
+    s = done(c, 'printfmt.c', final, gone)
+
+    # ---- core.c: without the print format
+    c = Cut(s, 'core.c')
+    c.drop('user_field_fmt', 'user_event_set_print_fmt')
+    title(c, 'user_field_fmt', 'Output')
+    c.edit('user_event_register_call',
+           '\tret = user_event_set_print_fmt(ue);\n\tif (ret)\n\t\treturn ret;\n',
+           '')
+    done(c, 'core.c', final, gone)
+
+
+try:
+    gone = uapi(open(os.path.join(repo, 'include/uapi/linux/user_events.h')).read())
+    stages(open(os.path.join(repo, 'kernel/trace/trace_events_user.c')).read(), gone)
+except CutError as e:
+    sys.exit('stage.py: %s' % e)
+finally:
+    open(os.path.join(outdir, 'stages.log'), 'w').write('\n'.join(log))
+if stamp:
+    open(stamps_path, 'w').write(''.join(
+        l + '\n' for _, l in sorted(stamps_now.items())))
+elif changed:
+    print('stage.py: changed in the final file since their earlier versions '
+          'were written: %s. If a change fixes what the earlier version has '
+          'too, fix it there; then run scripts/patches.d/stage.py --stamp %s '
+          'DIR.' % (', '.join(changed), repo), file=sys.stderr)

@@ -2,11 +2,21 @@
 /*
  * user_events: trace events created and written by user processes.
  *
- * A process maps the status page of the tracefs file user_events_status,
- * registers events with DIAG_IOCSREG on user_events_data, tests the byte
- * at status_index before each event and writes
- * [write_index][payload] with write() or writev() to the same fd.
- * See Documentation/trace/user_events.rst.
+ * Two ways to learn whether anyone listens, on the same events:
+ *
+ * - the status page: a process maps the status page of the tracefs file
+ *   user_events_status, registers events with a struct user_reg (24 bytes)
+ *   and tests the byte at status_index before each event;
+ * - the enable bit (the ABI of Linux 6.4 and later): a process registers
+ *   with a struct user_reg_bits (28 bytes), naming a bit of a 4- or 8-byte
+ *   word of its own memory, which the kernel keeps set while anyone listens.
+ *
+ * Either way it writes [write_index][payload] with write() or writev() to
+ * the fd it registered on. See Documentation/trace/user_events.rst.
+ *
+ * A program written against the header of Linux 6.4 or later, where the
+ * 28-byte layout is called struct user_reg, builds unchanged when it
+ * defines USER_EVENTS_ENABLE_BIT_ABI before including this header.
  */
 #ifndef _UAPI_LINUX_USER_EVENTS_H
 #define _UAPI_LINUX_USER_EVENTS_H
@@ -22,6 +32,9 @@
 
 /* Trace system (events/<system>/) of every user event */
 #define USER_EVENTS_SYSTEM "user_events"
+
+/* Trace system of the events registered with USER_EVENT_REG_MULTI_FORMAT */
+#define USER_EVENTS_MULTI_SYSTEM "user_events_multi"
 
 /* dynamic_events command prefix */
 #define USER_EVENTS_PREFIX "u:"
@@ -75,12 +88,77 @@ struct user_reg {
 	__u32 write_index;
 };
 
+/* Flags of struct user_reg_bits */
+enum user_reg_flag {
+	/* The event outlives its last reference (needs CAP_PERFMON) */
+	USER_EVENT_REG_PERSIST		= 1U << 0,
+
+	/* Several formats under one name: user_events_multi/<name>.<id> */
+	USER_EVENT_REG_MULTI_FORMAT	= 1U << 1,
+
+	/* This bit and the ones above it are refused (EINVAL) */
+	USER_EVENT_REG_MAX		= 1U << 2,
+};
+
+/*
+ * Argument of DIAG_IOCSREG for the enable-bit ABI; size 28 (or more, with
+ * the bytes past 28 zero) tells it from struct user_reg.
+ */
+struct user_reg_bits {
+	/* in: sizeof(struct user_reg_bits) */
+	__u32	size;
+
+	/* in: the bit of the word at enable_addr that tells "enabled" */
+	__u8	enable_bit;
+
+	/* in: size of that word, 4 or 8 */
+	__u8	enable_size;
+
+	/* in: USER_EVENT_REG_* */
+	__u16	flags;
+
+	/* in: address of the word, aligned to enable_size */
+	__u64	enable_addr;
+
+	/* in: user address of "name[:FLAG1[,FLAG2...]] [field1[;field2...]]" */
+	__u64	name_args;
+
+	/* out: index to put first in every write of this event on this fd */
+	__u32	write_index;
+} __attribute__((__packed__));
+
+/* Argument of DIAG_IOCSUNREG: stop updating the bit at (disable_addr, disable_bit) */
+struct user_unreg {
+	/* in: sizeof(struct user_unreg) */
+	__u32	size;
+
+	/* in: the bit given to DIAG_IOCSREG */
+	__u8	disable_bit;
+
+	/* in: zero */
+	__u8	__reserved;
+
+	/* in: zero */
+	__u16	__reserved2;
+
+	/* in: the address given to DIAG_IOCSREG */
+	__u64	disable_addr;
+} __attribute__((__packed__));
+
 #define DIAG_IOC_MAGIC '*'
 
-/* Register an event (struct user_reg *) */
+/* Register an event (struct user_reg * or struct user_reg_bits *) */
 #define DIAG_IOCSREG _IOWR(DIAG_IOC_MAGIC, 0, struct user_reg *)
 
 /* Delete an event by name (char *) */
 #define DIAG_IOCSDEL _IOW(DIAG_IOC_MAGIC, 1, char *)
+
+/* Stop updating an enable bit (struct user_unreg *) */
+#define DIAG_IOCSUNREG _IOW(DIAG_IOC_MAGIC, 2, struct user_unreg *)
+
+/* Programs written for the 6.4+ header: struct user_reg is the 28-byte one */
+#if defined(USER_EVENTS_ENABLE_BIT_ABI) && !defined(__KERNEL__)
+#define user_reg user_reg_bits
+#endif
 
 #endif /* _UAPI_LINUX_USER_EVENTS_H */

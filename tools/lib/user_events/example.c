@@ -8,6 +8,10 @@
  *	echo 1 > /sys/kernel/tracing/events/user_events/example_tick/enable
  *	cat /sys/kernel/tracing/trace_pipe
  *
+ * It uses the library's default ABI, the enable bit of Linux 6.4+: the
+ * events exist while it runs. Run it with USER_EVENTS_ABI=status to use
+ * the status page, where they stay after it exits until deleted.
+ *
  * Build: cc example.c $(pkg-config --cflags --libs libuserevents)
  */
 #include <errno.h>
@@ -36,8 +40,11 @@ int main(int argc, char **argv)
 			ue_strerror(errno));
 		return 1;
 	}
-	printf("example: example_tick is status byte %u, example_blob %u\n",
-	       tick.status_index, blob.status_index);
+	if (ue_get_abi() == UE_ABI_STATUS)
+		printf("example: example_tick is status byte %u, example_blob %u\n",
+		       tick.status_index, blob.status_index);
+	else
+		printf("example: example_tick and example_blob use the enable-bit ABI\n");
 
 	for (i = 1; i <= count; i++) {
 		/* nothing below runs while nobody listens */

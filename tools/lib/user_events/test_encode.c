@@ -2,14 +2,16 @@
 /*
  * test_encode: the value encoder of the user_events command
  * (tools/tracing/user_events/encode.c) without a kernel: descriptions,
- * descriptions rebuilt from format files and dynamic_events, and the
- * payloads of FIELD=VALUE arguments.
+ * the sizes of arrays and structs, descriptions rebuilt from format files
+ * and dynamic_events, and the payloads of FIELD=VALUE arguments.
  */
 #include <errno.h>
 #include <stdint.h>
 
 #include "encode.h"
 #include "test_util.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct uec_desc d;
 static char err[512];
@@ -84,6 +86,48 @@ static void test_parse(void)
 	      "parse: arrays up to 1024");
 	CHECK(uec_parse_desc("x __rel_loc char y", &d, err, sizeof(err)) == -EINVAL,
 	      "parse: loc fields need []");
+}
+
+/* Sizes of arrays and structs: decimal or 0x hex, no leading zeros, 1..1024 */
+static void test_sizes(void)
+{
+	static const struct {
+		const char *desc;
+		unsigned int size;	/* 0: refused */
+	} cases[] = {
+		{ "x char[7] y", 7 },
+		{ "x char[0x14] y", 20 },
+		{ "x char[0X1f] y", 31 },
+		{ "x unsigned char[1024] y", 1024 },
+		{ "x char[0x400] y", 1024 },
+		{ "x struct foo y 0x10", 16 },
+		{ "x char[0x0014] y", 0 },
+		{ "x char[020] y", 0 },
+		{ "x char[00] y", 0 },
+		{ "x char[0] y", 0 },
+		{ "x char[0x0] y", 0 },
+		{ "x char[0x] y", 0 },
+		{ "x char[1025] y", 0 },
+		{ "x char[0x401] y", 0 },
+		{ "x char[12a] y", 0 },
+		{ "x char[0x1g] y", 0 },
+		{ "x char[+5] y", 0 },
+		{ "x char[-5] y", 0 },
+		{ "x char[] y", 0 },
+		{ "x struct foo y 010", 0 },
+		{ "x struct foo y 0x06", 0 },
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ret = uec_parse_desc(cases[i].desc, &d, err, sizeof(err));
+		if (cases[i].size)
+			CHECK(!ret && d.fields[0].size == cases[i].size,
+			      "size: '%s' is %u", cases[i].desc, cases[i].size);
+		else
+			CHECK(ret == -EINVAL, "size: '%s' refused", cases[i].desc);
+	}
 }
 
 static void test_format(void)
@@ -202,6 +246,7 @@ int main(void)
 {
 	printf("TAP version 13\n");
 	test_parse();
+	test_sizes();
 	test_format();
 	test_dynamic_events();
 	test_encode();

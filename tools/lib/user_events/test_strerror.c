@@ -31,6 +31,12 @@ int main(void)
 	      "ENOENT: mentions the kernel option");
 	CHECK(!!strstr(ue_strerror(-EFAULT), "__rel_loc"),
 	      "EFAULT: bad loc fields");
+	CHECK(!!strstr(ue_strerror(-EPERM), "CAP_PERFMON"),
+	      "EPERM: a persistent event needs CAP_PERFMON");
+	CHECK(!!strstr(ue_strerror(-EBADF), "nobody listens"),
+	      "EBADF: the enable-bit ABI refuses writes while nobody listens");
+	CHECK(!!strstr(ue_strerror(-EINVAL), "USER_EVENTS_ABI"),
+	      "EINVAL: says how to try the other ABI");
 	CHECK(!strcmp(ue_strerror(-ENOSPC), strerror(ENOSPC)),
 	      "other errors: strerror()");
 	CHECK(!strcmp(ue_strerror(0), "Success"), "0 is success");

@@ -32,14 +32,41 @@ const unsigned char ue_disabled_byte;
 /* Zeros that pad char[N] fields */
 static const char ue_zeros[1024];
 
-/* Guards opening the files and registering events */
+/* Guards opening the files, registering events and the enable words */
 static pthread_mutex_t ue_lock = PTHREAD_MUTEX_INITIALIZER;
+/* user_events_data once open (stored last, with release semantics), else -1 */
 static int ue_fd = -1;
-/* Set last, with release semantics: non-NULL means ue_fd is valid too */
+/* The status page once mapped (stored last, with release semantics) */
 static const unsigned char *ue_page;
+
+/* The ABI ue_set_abi() chose (0: none), and the one $USER_EVENTS_ABI names */
+static int ue_abi_set;
+static int ue_abi_env = UE_ABI_BITS;
+static pthread_once_t ue_env_once = PTHREAD_ONCE_INIT;
 
 static pthread_once_t ue_dir_once = PTHREAD_ONCE_INIT;
 static char ue_dir[256] = "/sys/kernel/tracing";
+
+/*
+ * The enable-bit ABI: each event registered through it gets a 32-bit word
+ * of library memory, and the kernel keeps bit UE_ENABLE_BIT of it set while
+ * anyone listens. That bit is in the word's lowest-addressed byte, which
+ * the event's status points at, so that ue_enabled() reads it as it reads a
+ * status byte. The words come in chunks that are never freed: the kernel
+ * may write into a word for as long as it is registered, even after the
+ * struct ue_event that used it is gone. All of it is guarded by ue_lock.
+ */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define UE_ENABLE_BIT 24
+#else
+#define UE_ENABLE_BIT 0
+#endif
+#define UE_CHUNK_WORDS 1024
+
+static uint32_t *ue_chunk;		/* where new words are taken from */
+static unsigned int ue_chunk_used;	/* its words handed out so far */
+static uint32_t **ue_free_words;	/* unregistered words, to reuse */
+static size_t ue_nr_free, ue_free_max;
 
 static int ue_fail(int err)
 {
@@ -77,6 +104,33 @@ const char *ue_tracefs(void)
 	return ue_dir;
 }
 
+/* "status" chooses the status page; "bits", nothing or anything else not */
+static void ue_read_abi_env(void)
+{
+	const char *env = getenv("USER_EVENTS_ABI");
+
+	if (env && !strcmp(env, "status"))
+		ue_abi_env = UE_ABI_STATUS;
+}
+
+int ue_set_abi(int abi)
+{
+	if (abi != UE_ABI_BITS && abi != UE_ABI_STATUS)
+		return ue_fail(-EINVAL);
+	__atomic_store_n(&ue_abi_set, abi, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int ue_get_abi(void)
+{
+	int abi = __atomic_load_n(&ue_abi_set, __ATOMIC_RELAXED);
+
+	if (abi)
+		return abi;
+	pthread_once(&ue_env_once, ue_read_abi_env);
+	return ue_abi_env;
+}
+
 /* fork() while another thread holds ue_lock must not leave it held */
 static void ue_atfork_prepare(void)
 {
@@ -88,68 +142,95 @@ static void ue_atfork_release(void)
 	pthread_mutex_unlock(&ue_lock);
 }
 
-/* Open the files with ue_lock held */
-static int ue_open_locked(void)
+/* Open user_events_data with ue_lock held */
+static int ue_open_data_locked(void)
 {
 	static int atfork_done;
 	char path[300];
+	int fd, err;
+
+	if (ue_fd >= 0)
+		return 0;
+	if (!atfork_done) {
+		err = pthread_atfork(ue_atfork_prepare, ue_atfork_release,
+				     ue_atfork_release);
+		if (err)
+			return -err;
+		atfork_done = 1;
+	}
+	snprintf(path, sizeof(path), "%s/user_events_data", ue_tracefs());
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	__atomic_store_n(&ue_fd, fd, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Map the status page with ue_lock held */
+static int ue_map_status_locked(void)
+{
 	long page = sysconf(_SC_PAGESIZE);
+	char path[300];
 	void *map;
-	int sfd, dfd, err;
+	int fd, err;
 
 	if (ue_page)
 		return 0;
 	snprintf(path, sizeof(path), "%s/user_events_status", ue_tracefs());
-	sfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (sfd < 0)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	map = mmap(NULL, page, PROT_READ, MAP_SHARED, sfd, 0);
+	map = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
 	err = map == MAP_FAILED ? -errno : 0;
-	close(sfd);
+	close(fd);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "%s/user_events_data", ue_tracefs());
-	dfd = open(path, O_RDWR | O_CLOEXEC);
-	if (dfd < 0) {
-		err = -errno;
-		munmap(map, page);
-		return err;
-	}
-	if (!atfork_done) {
-		err = pthread_atfork(ue_atfork_prepare, ue_atfork_release,
-				     ue_atfork_release);
-		if (err) {
-			close(dfd);
-			munmap(map, page);
-			return -err;
-		}
-		atfork_done = 1;
-	}
-	ue_fd = dfd;
 	__atomic_store_n(&ue_page, map, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* What ABI @abi needs, with ue_lock held: the data file, the status page */
+static int ue_open_locked(int abi)
+{
+	int err = ue_open_data_locked();
+
+	if (!err && abi == UE_ABI_STATUS)
+		err = ue_map_status_locked();
+	return err;
+}
+
 int ue_open(void)
 {
-	int err;
+	int abi = ue_get_abi(), err;
 
-	if (__atomic_load_n(&ue_page, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&ue_fd, __ATOMIC_ACQUIRE) >= 0 &&
+	    (abi != UE_ABI_STATUS || __atomic_load_n(&ue_page, __ATOMIC_ACQUIRE)))
 		return 0;
 	pthread_mutex_lock(&ue_lock);
-	err = ue_open_locked();
+	err = ue_open_locked(abi);
 	pthread_mutex_unlock(&ue_lock);
 	return err ? ue_fail(err) : 0;
 }
 
 const unsigned char *ue_status_page(void)
 {
-	return __atomic_load_n(&ue_page, __ATOMIC_ACQUIRE);
+	const unsigned char *page = __atomic_load_n(&ue_page, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (page)
+		return page;
+	pthread_mutex_lock(&ue_lock);
+	err = ue_map_status_locked();
+	page = ue_page;
+	pthread_mutex_unlock(&ue_lock);
+	if (err)
+		ue_fail(err);
+	return page;
 }
 
 int ue_data_fd(void)
 {
-	return ue_status_page() ? ue_fd : -1;
+	return __atomic_load_n(&ue_fd, __ATOMIC_ACQUIRE);
 }
 
 void ue_event_init(struct ue_event *ev, const char *desc)
@@ -161,32 +242,160 @@ void ue_event_init(struct ue_event *ev, const char *desc)
 	ev->registered = 0;
 }
 
-int ue_event_register(struct ue_event *ev)
+/* A zeroed enable word, with ue_lock held; NULL when out of memory */
+static uint32_t *ue_word_get(void)
+{
+	uint32_t *word, *chunk;
+
+	if (ue_nr_free) {
+		word = ue_free_words[--ue_nr_free];
+	} else {
+		if (!ue_chunk || ue_chunk_used == UE_CHUNK_WORDS) {
+			chunk = calloc(UE_CHUNK_WORDS, sizeof(*chunk));
+			if (!chunk)
+				return NULL;
+			ue_chunk = chunk;
+			ue_chunk_used = 0;
+		}
+		word = &ue_chunk[ue_chunk_used++];
+	}
+	/* zero, and its page present and writable when the kernel gets it */
+	__atomic_store_n(word, 0, __ATOMIC_RELAXED);
+	return word;
+}
+
+/* A word the kernel no longer writes, for reuse (ue_lock held) */
+static void ue_word_put(uint32_t *word)
+{
+	uint32_t **bigger;
+	size_t max;
+
+	if (ue_nr_free == ue_free_max) {
+		max = ue_free_max ? 2 * ue_free_max : 64;
+		bigger = realloc(ue_free_words, max * sizeof(*bigger));
+		/* without memory the word is not reused: nothing else is lost */
+		if (!bigger)
+			return;
+		ue_free_words = bigger;
+		ue_free_max = max;
+	}
+	ue_free_words[ue_nr_free++] = word;
+}
+
+/* Make @ev point at its byte, once its other fields are set */
+static void ue_publish(struct ue_event *ev, const unsigned char *status)
+{
+	__atomic_store_n(&ev->registered, 1, __ATOMIC_RELEASE);
+	/* from now on ue_enabled() reads the real byte */
+	__atomic_store_n(&ev->status, status, __ATOMIC_RELEASE);
+}
+
+/* Register @ev through the status page, with ue_lock held */
+static int ue_register_status(struct ue_event *ev)
 {
 	struct user_reg reg;
-	int err;
 
-	if (__atomic_load_n(&ev->registered, __ATOMIC_ACQUIRE))
-		return 0;
-	if (!ev->desc)
-		return ue_fail(-EINVAL);
-	pthread_mutex_lock(&ue_lock);
-	err = ue_open_locked();
-	if (err || ev->registered)
-		goto out;
 	memset(&reg, 0, sizeof(reg));
 	reg.size = sizeof(reg);
 	reg.name_args = (uintptr_t)ev->desc;
-	if (ioctl(ue_fd, DIAG_IOCSREG, &reg) < 0) {
-		err = -errno;
-		goto out;
-	}
+	if (ioctl(ue_fd, DIAG_IOCSREG, &reg) < 0)
+		return -errno;
 	ev->write_index = reg.write_index;
 	ev->status_index = reg.status_index;
-	__atomic_store_n(&ev->registered, 1, __ATOMIC_RELEASE);
-	/* from now on ue_enabled() reads the real byte */
-	__atomic_store_n(&ev->status, ue_page + reg.status_index,
-			 __ATOMIC_RELEASE);
+	ue_publish(ev, ue_page + reg.status_index);
+	return 0;
+}
+
+/* Register @ev through the enable bit, with ue_lock held */
+static int ue_register_bits(struct ue_event *ev, unsigned int flags)
+{
+	struct user_reg_bits reg;
+	uint32_t *word = ue_word_get();
+	int err;
+
+	if (!word)
+		return -ENOMEM;
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.enable_bit = UE_ENABLE_BIT;
+	reg.enable_size = sizeof(*word);
+	reg.flags = flags;
+	reg.enable_addr = (uintptr_t)word;
+	reg.name_args = (uintptr_t)ev->desc;
+	if (ioctl(ue_fd, DIAG_IOCSREG, &reg) < 0) {
+		err = -errno;
+		ue_word_put(word);
+		return err;
+	}
+	ev->write_index = reg.write_index;
+	ev->status_index = 0;
+	ue_publish(ev, (const unsigned char *)word);
+	return 0;
+}
+
+int ue_event_register_flags(struct ue_event *ev, unsigned int flags)
+{
+	int abi, err;
+
+	if (__atomic_load_n(&ev->registered, __ATOMIC_ACQUIRE))
+		return 0;
+	abi = ue_get_abi();
+	if (!ev->desc || flags > UINT16_MAX)
+		return ue_fail(-EINVAL);
+	/* the status page has no flags; its events stay anyway */
+	if (abi == UE_ABI_STATUS && (flags & ~USER_EVENT_REG_PERSIST))
+		return ue_fail(-EINVAL);
+	pthread_mutex_lock(&ue_lock);
+	err = ue_open_locked(abi);
+	if (err || ev->registered)
+		goto out;
+	if (abi == UE_ABI_STATUS)
+		err = ue_register_status(ev);
+	else
+		err = ue_register_bits(ev, flags);
+out:
+	pthread_mutex_unlock(&ue_lock);
+	return err ? ue_fail(err) : 0;
+}
+
+int ue_event_register(struct ue_event *ev)
+{
+	return ue_event_register_flags(ev, 0);
+}
+
+/* Stop the kernel updating @ev's enable word, with ue_lock held */
+static int ue_unregister_bits(const struct ue_event *ev)
+{
+	uint32_t *word = (uint32_t *)(uintptr_t)ev->status;
+	struct user_unreg unreg;
+	int err = 0;
+
+	memset(&unreg, 0, sizeof(unreg));
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = UE_ENABLE_BIT;
+	unreg.disable_addr = (uintptr_t)word;
+	if (ioctl(ue_fd, DIAG_IOCSUNREG, &unreg) < 0)
+		err = -errno;
+	/* ENOENT: the kernel has no enable bit there either */
+	if (!err || err == -ENOENT)
+		ue_word_put(word);
+	return err;
+}
+
+int ue_event_unregister(struct ue_event *ev)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&ue_lock);
+	if (!ev->registered)
+		goto out;
+	/* a status-page registration belongs to the open file: nothing to drop */
+	if (!ev->status_index)
+		err = ue_unregister_bits(ev);
+	__atomic_store_n(&ev->status, &ue_disabled_byte, __ATOMIC_RELEASE);
+	ev->write_index = -1;
+	ev->status_index = 0;
+	__atomic_store_n(&ev->registered, 0, __ATOMIC_RELEASE);
 out:
 	pthread_mutex_unlock(&ue_lock);
 	return err ? ue_fail(err) : 0;
@@ -233,10 +442,25 @@ int ue_delete_event(const char *name)
 	return 0;
 }
 
+/*
+ * Write @n iovecs of @ev, its write index first: the payload bytes, or 0
+ * when the kernel refused an enable-bit index because nothing is attached
+ */
+static ssize_t ue_writev(const struct ue_event *ev, const struct iovec *v, int n)
+{
+	ssize_t ret = writev(ue_fd, v, n);
+
+	if (ret >= 0)
+		return ret - (ssize_t)sizeof(ev->write_index);
+	/* the last consumer left after ue_enabled(): not recorded, no error */
+	if (errno == EBADF && !ev->status_index)
+		return 0;
+	return ue_fail(-errno);
+}
+
 ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n)
 {
 	struct iovec v[1 + UE_MAX_IOV];
-	ssize_t ret;
 	int err;
 
 	if (n < 0 || n > UE_MAX_IOV)
@@ -248,10 +472,7 @@ ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n)
 	v[0].iov_len = sizeof(ev->write_index);
 	if (n)
 		memcpy(&v[1], iov, n * sizeof(*iov));
-	ret = writev(ue_fd, v, n + 1);
-	if (ret < 0)
-		return ue_fail(-errno);
-	return ret - (ssize_t)sizeof(ev->write_index);
+	return ue_writev(ev, v, n + 1);
 }
 
 /* The writer -------------------------------------------------------------- */
@@ -474,10 +695,7 @@ ssize_t ue_write_end(struct ue_writer *w)
 	n = ue_write_finish(w);
 	if (n < 0)
 		return n;
-	ret = writev(ue_fd, w->iov, n);
-	if (ret < 0)
-		return ue_fail(-errno);
-	return ret - (ssize_t)sizeof(w->ev->write_index);
+	return ue_writev(w->ev, w->iov, n);
 }
 
 /* Errors ------------------------------------------------------------------ */
@@ -487,13 +705,13 @@ static const struct {
 	const char *msg;
 } ue_messages[] = {
 	{ EACCES,
-	  "Permission denied: ask an administrator for read and write access to user_events_status and user_events_data in tracefs (and for search access to the tracefs directory, 0700 by default)"
+	  "Permission denied: ask an administrator for read and write access to user_events_data in tracefs (and to user_events_status for the status-page ABI), and for search access to the tracefs directory, 0700 by default"
 	},
 	{ EPERM,
-	  "Operation not permitted: the status page can only be mapped read-only, and the files need the access an administrator grants"
+	  "Operation not permitted: a persistent event (USER_EVENT_REG_PERSIST) needs CAP_PERFMON to be registered or deleted; the status page can only be mapped read-only"
 	},
 	{ ENOENT,
-	  "No such event, or a write index this process never registered; or no user_events_data at all: tracefs is not mounted or the kernel lacks CONFIG_USER_EVENTS"
+	  "No such event, or a write index this process never registered; or a tracefs file is missing: tracefs is not mounted, the kernel lacks CONFIG_USER_EVENTS, or (user_events_status) it has no status page: use the enable-bit ABI"
 	},
 	{ EADDRINUSE,
 	  "An event of this name already exists with other fields: use the same fields, another name, or delete the old event first"
@@ -502,13 +720,16 @@ static const struct {
 	  "Too big: a description longer than 511 bytes, a payload larger than PAGE_SIZE - 40 bytes, or more fields than a ue_writer holds"
 	},
 	{ EINVAL,
-	  "Invalid: a bad event name, flag or field (tracefs error_log shows which), or a payload shorter than the event's fixed fields"
+	  "Invalid: a bad event name, flag or field (tracefs error_log shows which), a payload shorter than the event's fixed fields, or a kernel without this ABI (USER_EVENTS_ABI=status or bits chooses the other)"
 	},
 	{ EMFILE,
-	  "No free status byte: PAGE_SIZE - 1 events exist already; delete unused events"
+	  "Too many events: the status page's PAGE_SIZE - 1 slots or kernel.user_events_max are used up; delete unused events"
 	},
 	{ EBUSY,
-	  "Event in use: an open user_events_data file (a running writer) holds it, or a consumer is attached"
+	  "Event in use: an open user_events_data file or an enable bit (a running writer) holds it, or a consumer is attached"
+	},
+	{ EBADF,
+	  "Nothing attached: the kernel refuses writes of an event registered through the enable-bit ABI while nobody listens (the library reports 0 for them), or user_events_data was closed"
 	},
 	{ EFAULT,
 	  "Bad data: a __rel_loc/__data_loc field points outside the record or a string lacks its NUL, or a bad pointer"

@@ -10,8 +10,8 @@
  *
  *	ue_register_all();
  *
- * and before each event test the status byte, which costs a load and a
- * branch while nobody listens:
+ * and before each event test whether anyone listens, which costs a load
+ * and a branch (and the load of the event's pointer) while nobody does:
  *
  *	if (ue_enabled(&req_done)) {
  *		struct ue_writer w;
@@ -28,16 +28,51 @@
  * errors a user_events writer meets. See Documentation/trace/user_events.rst
  * for the kernel side.
  *
- * Processes and threads: the files are opened and the status page mapped
- * once per process, on first use, under a lock; every function may be
- * called from any thread. After fork() the child keeps the mapping (the
- * status page is one page shared by the whole system) and the data file
- * descriptor, which is the same open file as the parent's: registrations
- * belong to that open file, so the events the parent registered stay
- * registered, with the same write indexes, and the child can write them
- * without registering again. They stay registered until the last process
- * holding the file closes it. The descriptors are opened with O_CLOEXEC, so
- * a program started with exec() starts afresh.
+ * Two ABIs. The kernel tells a writer whether anyone listens in one of two
+ * ways, on the same events; the library speaks both:
+ *
+ * - UE_ABI_BITS, the default: the enable-bit ABI of Linux 6.4 and later.
+ *   The library gives each event a word of its own memory, and the kernel
+ *   keeps a bit of it set while a consumer is attached. It is the default
+ *   because a program built with it runs unchanged on any Linux 6.4+ kernel
+ *   as well as on this project's, and because it needs user_events_data
+ *   only: there is no user_events_status to open, map or be given access
+ *   to. While nothing is attached the kernel refuses writes (EBADF); the
+ *   library returns 0 for them, "not recorded", so a consumer that leaves
+ *   between ue_enabled() and the write is not an error. An event this ABI
+ *   creates is deleted by the kernel once no process has it registered and
+ *   no consumer is attached, unless it was registered with
+ *   USER_EVENT_REG_PERSIST (ue_event_register_flags()); registering an
+ *   event that exists already does not change how long it lives.
+ * - UE_ABI_STATUS: this project's status page. The library maps
+ *   user_events_status read-only and ue_enabled() reads the event's byte of
+ *   it. Writes while nothing is attached are accepted and record nothing.
+ *   Events it creates stay until deleted (ue_delete_event()).
+ *
+ * The environment variable USER_EVENTS_ABI ("bits" or "status") chooses
+ * for a program that does not choose itself; ue_set_abi() chooses for the
+ * events registered after it, so one process can use both.
+ *
+ * The kernel writes enable bits only into memory the library allocates and
+ * never frees, not into struct ue_event: an event on the stack or the heap
+ * may go away without ue_event_unregister() and nothing gets corrupted (its
+ * registration then lasts until the process exits or calls exec()).
+ *
+ * Processes and threads: the data file is opened (and the status page
+ * mapped, for UE_ABI_STATUS) once per process, on first use, under a lock;
+ * every function may be called from any thread. After fork() the child has
+ * the parent's data file descriptor, the same open file, so the parent's
+ * write indexes stay valid in the child; it has the mapping of the status
+ * page (one page shared by the whole system); and the kernel gives it its
+ * own copy of each of the parent's enable bits, at the same address in the
+ * child's copy of the library's memory. So the events the parent registered
+ * are registered in the child too, through either ABI: the child writes
+ * them without registering again (ue_event_register() of such an event
+ * returns 0 and does nothing), and ue_event_unregister() in the child drops
+ * the child's enable bit, not the parent's. Status-page registrations stay
+ * until the last process holding the file closes it. The descriptors are
+ * opened with O_CLOEXEC, and the kernel drops enable bits at exec(), so a
+ * program started with exec() starts afresh.
  */
 #ifndef _LIBUSEREVENTS_USER_EVENTS_H
 #define _LIBUSEREVENTS_USER_EVENTS_H
@@ -55,11 +90,14 @@ extern "C" {
 /**
  * struct ue_event - a user event, declared as data
  * @desc: the description given to the kernel: "name[:flags] fields"
- * @status: the event's byte of the status page once registered; until then
- *	a static zero byte, so that ue_enabled() needs no other test
+ * @status: the byte ue_enabled() reads: once registered, the event's byte
+ *	of the status page (UE_ABI_STATUS) or the byte of the library's word
+ *	that holds the kernel's enable bit (UE_ABI_BITS); until then a static
+ *	zero byte, so that ue_enabled() needs no other test
  * @write_index: the index that starts every write of the event (valid once
  *	registered)
- * @status_index: the byte of the status page (0: not registered)
+ * @status_index: the byte of the status page (0: not registered, or
+ *	registered through UE_ABI_BITS)
  * @registered: 1 once registered in this process, else 0
  *
  * Initialise with UE_EVENT(), UE_DEFINE_EVENT() or ue_event_init(). Only
@@ -78,6 +116,19 @@ struct ue_event {
  * the library only because UE_EVENT() takes its address.
  */
 extern const unsigned char ue_disabled_byte;
+
+/**
+ * enum ue_abi - how the kernel tells the library whether anyone listens
+ * @UE_ABI_BITS: the enable-bit ABI of Linux 6.4+ (the default)
+ * @UE_ABI_STATUS: the status page of user_events_status
+ *
+ * See the top of this file for what each means and why UE_ABI_BITS is the
+ * default.
+ */
+enum ue_abi {
+	UE_ABI_BITS = 1,
+	UE_ABI_STATUS = 2,
+};
 
 /**
  * UE_EVENT() - initialiser of a struct ue_event
@@ -122,10 +173,12 @@ extern const unsigned char ue_disabled_byte;
  * ue_enabled() - is anyone listening to this event?
  * @ev: the event
  *
- * Reads the event's byte of the status page: non-zero while a consumer
- * (ftrace, perf, eBPF) is attached. Before @ev is registered the byte is a
- * static zero, so this is false. The test is a pointer load, a byte load and
- * one branch; call it before computing anything for the event.
+ * Reads the byte @ev->status points at, which is non-zero while a
+ * consumer (ftrace, perf, eBPF) is attached: the event's byte of the status
+ * page, or the byte of the library's word that holds the kernel's enable
+ * bit. Before @ev is registered the byte is a static zero, so this is
+ * false. The test is the same for both ABIs: a pointer load, a byte load
+ * and one branch; call it before computing anything for the event.
  *
  * Return: non-zero when the event should be written.
  */
@@ -138,11 +191,30 @@ static inline int ue_enabled(const struct ue_event *ev)
 }
 
 /**
- * ue_open() - open user_events_data and map the status page
+ * ue_set_abi() - choose the ABI of the events registered from now on
+ * @abi: UE_ABI_BITS or UE_ABI_STATUS
  *
- * Done once per process; later calls return at once. Every other function
- * calls it when needed, so a program need not, but calling it early reports
- * a missing tracefs or missing permissions at start-up.
+ * Events registered before keep theirs. Without a call the ABI is the one
+ * $USER_EVENTS_ABI names ("bits" or "status"), else UE_ABI_BITS.
+ *
+ * Return: 0, or -EINVAL for another value.
+ */
+int ue_set_abi(int abi);
+
+/**
+ * ue_get_abi() - the ABI ue_event_register() uses now
+ *
+ * Return: UE_ABI_BITS or UE_ABI_STATUS.
+ */
+int ue_get_abi(void);
+
+/**
+ * ue_open() - open user_events_data (and map the status page)
+ *
+ * Opens user_events_data and, when the ABI is UE_ABI_STATUS, maps the
+ * status page. Done once per process; later calls return at once. Every
+ * other function calls it when needed, so a program need not, but calling
+ * it early reports a missing tracefs or missing permissions at start-up.
  *
  * Return: 0, or a negative errno (-EACCES without access to the files,
  * -ENOENT when tracefs is not mounted or the kernel has no user_events).
@@ -160,9 +232,13 @@ int ue_open(void);
 const char *ue_tracefs(void);
 
 /**
- * ue_status_page() - the mapped status page
+ * ue_status_page() - the status page, mapped read-only
  *
- * Return: the page (after a successful ue_open()), or NULL.
+ * Maps it on the first call (whatever the ABI: a program may want the
+ * page to read other events' bytes).
+ *
+ * Return: the page, or NULL with errno set when user_events_status cannot
+ * be opened or mapped.
  */
 const unsigned char *ue_status_page(void);
 
@@ -178,7 +254,8 @@ int ue_data_fd(void);
  * @ev: the event
  * @desc: "name[:flags] fields"; the string must outlive @ev
  *
- * The run-time equivalent of UE_EVENT().
+ * The run-time equivalent of UE_EVENT(). Not for an event that is
+ * registered: ue_event_unregister() it first.
  */
 void ue_event_init(struct ue_event *ev, const char *desc);
 
@@ -186,17 +263,51 @@ void ue_event_init(struct ue_event *ev, const char *desc);
  * ue_event_register() - register one event
  * @ev: the event
  *
- * Registers @ev with the kernel (creating it if it does not exist yet) and
- * points its status at its byte of the status page. Thread-safe; does
- * nothing when @ev is already registered. The event then exists until it
- * is deleted, even after the process exits.
+ * Registers @ev with the kernel through the current ABI (ue_get_abi()),
+ * creating the event if it does not exist yet, and points its status at
+ * its byte of the status page or at its word of library memory.
+ * Thread-safe; does nothing when @ev is already registered (in this
+ * process, or in the parent before fork()). An event created through
+ * UE_ABI_STATUS exists until it is deleted, even after the process exits;
+ * one created through UE_ABI_BITS until nothing refers to it any more.
  *
- * Return: 0, or a negative errno: -EINVAL for a bad description,
- * -EADDRINUSE when the name exists with other fields, -E2BIG for a
- * description longer than 511 bytes, -EMFILE when all events are in use,
- * or an error of ue_open().
+ * Return: 0, or a negative errno: -EINVAL for a bad description (or a
+ * kernel without the ABI: try the other), -EADDRINUSE when the name exists
+ * with other fields, -E2BIG for a description longer than 511 bytes,
+ * -EMFILE when all events are in use, -ENOMEM, or an error of ue_open().
  */
 int ue_event_register(struct ue_event *ev);
+
+/**
+ * ue_event_register_flags() - register one event with USER_EVENT_REG_* flags
+ * @ev: the event
+ * @flags: USER_EVENT_REG_PERSIST (the event stays until deleted; needs
+ *	CAP_PERFMON, also to delete it), USER_EVENT_REG_MULTI_FORMAT (the
+ *	event is user_events_multi/<name>.<id>)
+ *
+ * As ue_event_register(). The flags belong to the enable-bit ABI; with
+ * UE_ABI_STATUS, USER_EVENT_REG_PERSIST is what happens anyway and is
+ * accepted, the others are not.
+ *
+ * Return: 0, or a negative errno: those of ue_event_register(), -EPERM for
+ * USER_EVENT_REG_PERSIST without CAP_PERFMON, -EINVAL for unknown flags.
+ */
+int ue_event_register_flags(struct ue_event *ev, unsigned int flags);
+
+/**
+ * ue_event_unregister() - stop using an event
+ * @ev: the event
+ *
+ * Through UE_ABI_BITS: the kernel stops updating the event's enable bit in
+ * this process (DIAG_IOCSUNREG) and the library reuses the word. Through
+ * UE_ABI_STATUS there is nothing to drop: the registration belongs to the
+ * library's open file until the process exits. Either way @ev goes back to
+ * its state before registration, so it can be freed or registered again.
+ * Do not call it while another thread writes @ev.
+ *
+ * Return: 0, or a negative errno of DIAG_IOCSUNREG.
+ */
+int ue_event_unregister(struct ue_event *ev);
 
 /**
  * ue_register_events() - register several events
@@ -249,8 +360,9 @@ static struct ue_event __ue_section_anchor UE_ATTR((used,
  * @name: the event name (without flags or fields)
  *
  * Return: 0, -ENOENT when there is no such event, -EBUSY while an open
- * file (this process's too, if it registered the event) holds it or a
- * consumer is attached.
+ * file or an enable bit (this process's too, if it registered the event)
+ * holds it or a consumer is attached, -EPERM for an event registered with
+ * USER_EVENT_REG_PERSIST without CAP_PERFMON.
  */
 int ue_delete_event(const char *name);
 
@@ -262,8 +374,9 @@ int ue_delete_event(const char *name);
  *
  * The write index is put in front of @iov; the data is not copied.
  *
- * Return: the payload bytes written (the write index not counted), or a
- * negative errno.
+ * Return: the payload bytes written (the write index not counted); 0 when
+ * the event is registered through UE_ABI_BITS and nothing is attached (the
+ * kernel refused the write with EBADF: not recorded); or a negative errno.
  */
 ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n);
 
@@ -402,9 +515,10 @@ int ue_write_finish(struct ue_writer *w);
  *
  * Registers the event if it is not yet, then writes it with one writev().
  *
- * Return: the payload bytes written (the write index not counted), or a
- * negative errno: the first error of the ue_add_*() calls (-E2BIG when a
- * writer limit was exceeded), or one of the kernel's.
+ * Return: as ue_write(): the payload bytes written, 0 when not recorded
+ * because nothing is attached (UE_ABI_BITS), or a negative errno: the first
+ * error of the ue_add_*() calls (-E2BIG when a writer limit was exceeded),
+ * or one of the kernel's.
  */
 ssize_t ue_write_end(struct ue_writer *w);
 

@@ -68,17 +68,41 @@ static int uec_words(char *text, char **w, int max)
 	return n;
 }
 
+static int uec_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * An array or struct size as the kernel takes it: decimal, or 0x/0X and
+ * hex digits, without leading zeros (020 is not octal 16 but refused), 1
+ * to UEC_MAX_ARRAY
+ */
 static int uec_parse_size(const char *s, unsigned int *size)
 {
-	unsigned long v;
-	char *end;
+	unsigned int base = 10, v = 0;
+	int digit;
 
-	if (*s < '0' || *s > '9')
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (*s == '0' || !*s)
 		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || !v || v > UEC_MAX_ARRAY)
-		return -1;
+	for (; *s; s++) {
+		digit = uec_hexval(*s);
+		if (digit < 0 || (unsigned int)digit >= base)
+			return -1;
+		v = v * base + digit;
+		if (v > UEC_MAX_ARRAY)
+			return -1;
+	}
 	*size = v;
 	return 0;
 }
@@ -98,7 +122,8 @@ static int uec_parse_field(char *text, struct uec_field *f, char *err,
 	if (!strcmp(w[0], "struct")) {
 		if (n != 4 || uec_parse_size(w[3], &f->size) || !uec_name_valid(w[1]))
 			return uec_err(err, errlen, -EINVAL,
-				       "struct fields are 'struct TYPE NAME SIZE'");
+				       "struct fields are 'struct TYPE NAME SIZE', SIZE 1 to %d",
+				       UEC_MAX_ARRAY);
 		f->kind = UEC_BYTES;
 		snprintf(f->type, sizeof(f->type), "struct %s", w[1]);
 		i = 2;
@@ -143,7 +168,8 @@ static int uec_parse_field(char *text, struct uec_field *f, char *err,
 		bracket[t - 1] = '\0';
 		if (uec_parse_size(bracket, &f->size))
 			return uec_err(err, errlen, -EINVAL,
-				       "array size must be 1 to %d", UEC_MAX_ARRAY);
+				       "array size must be 1 to %d, decimal or 0x hex without leading zeros",
+				       UEC_MAX_ARRAY);
 		f->kind = f->is_char ? UEC_CHARS : UEC_BYTES;
 		snprintf(f->type, sizeof(f->type), "%s[%u]", type, f->size);
 	} else {
@@ -416,17 +442,6 @@ static void uec_put_int(unsigned char *p, unsigned int size, uint64_t v)
 		memcpy(p, &v, 8);
 		break;
 	}
-}
-
-static int uec_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Hex bytes, "0x" optional, ':' or ' ' between bytes allowed; the length */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,12 @@ enum {
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char usage_text[] =
-"Usage: " PROG " COMMAND [ARGS]\n"
+"Usage: " PROG " [--abi=bits|status] COMMAND [ARGS]\n"
 "\n"
 "Commands:\n"
-"  status                    list the events with their status bytes decoded\n"
+"  status                    list the events of the status page with their\n"
+"                            status bytes decoded (an event registered only\n"
+"                            through the enable-bit ABI has no status byte)\n"
 "  register 'NAME[:FLAGS] [FIELDS]'\n"
 "                            create the event (or check that it exists with\n"
 "                            these fields); it stays until deleted\n"
@@ -43,10 +46,28 @@ static const char usage_text[] =
 "  format NAME               print the event's description and its fields\n"
 "  help, --help, -h          this text\n"
 "\n"
+"Options:\n"
+"  --abi=bits|status         how register and emit register the event; status,\n"
+"                            delete and format work on every event, whoever\n"
+"                            created it\n"
+"    bits    the enable-bit ABI of Linux 6.4+, the default of emit (as of\n"
+"            libuserevents: USER_EVENTS_ABI=status in the environment\n"
+"            changes it); needs user_events_data only. An event that emit\n"
+"            creates this way is deleted again when it exits: register it\n"
+"            first. register --abi=bits registers the event persistent\n"
+"            (USER_EVENT_REG_PERSIST), which needs CAP_PERFMON, also to\n"
+"            delete it; status does not list it.\n"
+"    status  the status page, the default of register, whose point is an\n"
+"            event that outlives the command: it stays until deleted, any\n"
+"            user with access to user_events_data and user_events_status\n"
+"            may create it, and status lists it.\n"
+"  Either way, emit while nothing is attached records nothing and exits 0.\n"
+"\n"
 "FIELDS are 'type name' pairs separated by ';': u8 s8 u16 s16 u32 s32 u64 s64\n"
 "char short int, unsigned char/short/int, char[N], unsigned char[N],\n"
 "__rel_loc char[] (a string), __data_loc char[], __rel_loc TYPE[] (an array),\n"
-"struct TYPE NAME SIZE. See Documentation/trace/user_events.rst.\n"
+"struct TYPE NAME SIZE; N and SIZE are 1 to 1024, decimal or 0x hex, without\n"
+"leading zeros. See Documentation/trace/user_events.rst.\n"
 "\n"
 "VALUES: integers in C notation (-5, 0x1f, 017); text for char[N] and\n"
 "strings; hex bytes for unsigned char[N], struct and byte arrays (0xdeadbeef\n"
@@ -56,7 +77,7 @@ static const char usage_text[] =
 "  " PROG " register 'job_done u32 id; s32 rc; __rel_loc char[] name'\n"
 "  echo 1 > /sys/kernel/tracing/events/user_events/job_done/enable\n"
 "  " PROG " emit job_done id=42 rc=-1 name=backup\n"
-"  " PROG " emit 'ping u64 seq' seq=7      # registers ping if needed\n"
+"  " PROG " --abi=status emit 'ping u64 seq' seq=7   # registers ping if needed\n"
 "  " PROG " status\n"
 "  " PROG " format job_done\n"
 "  " PROG " delete job_done\n"
@@ -65,15 +86,18 @@ static const char usage_text[] =
 "  0  success\n"
 "  1  bad arguments, description or FIELD=VALUE\n"
 "  2  the kernel refused the request; the message names the errno\n"
-"     (EADDRINUSE, EBUSY, EINVAL, ENOENT, E2BIG, EMFILE, ...)\n"
-"  3  user_events cannot be used: user_events_status or user_events_data\n"
-"     cannot be opened (EACCES: ask for access to them; ENOENT: no tracefs\n"
-"     or a kernel without CONFIG_USER_EVENTS)\n"
+"     (EADDRINUSE, EBUSY, EINVAL, ENOENT, E2BIG, EMFILE, EPERM, ...)\n"
+"  3  user_events cannot be used: user_events_data (or, for the status\n"
+"     page, user_events_status) cannot be opened (EACCES: ask for access\n"
+"     to them; ENOENT: no tracefs or a kernel without CONFIG_USER_EVENTS)\n"
 "  4  no such event (emit, format), or its format cannot be read: give\n"
 "     the whole description instead\n"
 "\n"
 "Environment: USER_EVENTS_TRACEFS, the tracefs directory to use\n"
-"(default /sys/kernel/tracing).\n";
+"(default /sys/kernel/tracing); USER_EVENTS_ABI, emit's default ABI.\n";
+
+/* --abi, 0 when not given */
+static int opt_abi;
 
 static void usage(FILE *out)
 {
@@ -116,15 +140,20 @@ static int report(const char *what, int err)
 	return EXIT_KERNEL;
 }
 
-/* Open the files, or report why not */
-static int open_files(void)
+/* Open what ABI @abi needs (0: the library's choice), or report why not */
+static int open_files(int abi)
 {
-	int err = ue_open();
+	int err;
 
+	if (abi)
+		ue_set_abi(abi);
+	err = ue_open();
 	if (!err)
 		return EXIT_OK;
-	fprintf(stderr, PROG ": cannot use %s/user_events_data and user_events_status: %s: %s\n",
-		ue_tracefs(), errno_name(err), ue_strerror(err));
+	fprintf(stderr, PROG ": cannot use %s/user_events_data%s: %s: %s\n",
+		ue_tracefs(),
+		ue_get_abi() == UE_ABI_STATUS ? " and user_events_status" : "",
+		errno_name(err), ue_strerror(err));
 	return EXIT_ACCESS;
 }
 
@@ -217,6 +246,11 @@ static int cmd_status(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	page = ue_status_page();
+	if (!page) {
+		fprintf(stderr, PROG ": cannot use %s/user_events_status: %s: %s\n",
+			ue_tracefs(), errno_name(errno), ue_strerror(errno));
+		return EXIT_ACCESS;
+	}
 	text = read_tracefs("user_events_status");
 	if (!text)
 		return report("reading user_events_status", -errno);
@@ -245,30 +279,46 @@ static int cmd_status(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * The event must outlive the command: the status page's events do; the
+ * enable-bit ABI's only with USER_EVENT_REG_PERSIST
+ */
 static int cmd_register(int argc, char **argv)
 {
+	int abi = opt_abi ? opt_abi : UE_ABI_STATUS, name_len, ret;
 	struct ue_event ev;
-	int ret;
 
 	(void)argc;
+	ret = open_files(abi);
+	if (ret)
+		return ret;
 	ue_event_init(&ev, argv[1]);
-	ret = ue_event_register(&ev);
+	ret = ue_event_register_flags(&ev, USER_EVENT_REG_PERSIST);
 	if (ret) {
 		report("register", ret);
 		if (ret == -EINVAL)
 			show_error_log();
+		if (ret == -EPERM && abi == UE_ABI_BITS)
+			fprintf(stderr, PROG ": --abi=status registers without CAP_PERFMON\n");
 		return EXIT_KERNEL;
 	}
-	printf("%.*s: status index %u\n", (int)strcspn(argv[1], ": \t"), argv[1],
-	       ev.status_index);
+	name_len = strcspn(argv[1], ": \t");
+	if (abi == UE_ABI_STATUS)
+		printf("%.*s: status index %u\n", name_len, argv[1], ev.status_index);
+	else
+		printf("%.*s: persistent, enable-bit ABI\n", name_len, argv[1]);
 	return EXIT_OK;
 }
 
+/* Deleting needs user_events_data only, whatever created the event */
 static int cmd_delete(int argc, char **argv)
 {
 	int ret;
 
 	(void)argc;
+	ret = open_files(UE_ABI_BITS);
+	if (ret)
+		return ret;
 	ret = ue_delete_event(argv[1]);
 	return ret ? report("delete", ret) : EXIT_OK;
 }
@@ -342,7 +392,7 @@ static int cmd_emit(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	ret = open_files();
+	ret = open_files(opt_abi);
 	if (ret)
 		return ret;
 	ret = lookup(argv[optind], &d);
@@ -364,6 +414,7 @@ static int cmd_emit(int argc, char **argv)
 	}
 	iov.iov_base = rec;
 	iov.iov_len = len;
+	/* with the enable-bit ABI, 0 while nothing is attached: not recorded */
 	for (i = 0; i < count; i++) {
 		n = ue_write(&ev, &iov, 1);
 		if (n < 0)
@@ -397,46 +448,78 @@ static int cmd_format(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* --abi=bits|status (or --abi bits|status), -h, --help; the command's index */
+static int parse_options(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "abi", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			if (!strcmp(optarg, "bits")) {
+				opt_abi = UE_ABI_BITS;
+			} else if (!strcmp(optarg, "status")) {
+				opt_abi = UE_ABI_STATUS;
+			} else {
+				fprintf(stderr, PROG ": --abi is bits or status, not '%s'\n",
+					optarg);
+				return -EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return -EXIT_OK;
+		default:
+			usage(stderr);
+			return -EXIT_USAGE;
+		}
+	}
+	return optind;
+}
+
 int main(int argc, char **argv)
 {
-	/*
-	 * @args: the words a command takes, its name included (0: it checks
-	 * them itself); @files: it needs user_events_data and the status page
-	 */
+	/* @args: the words a command takes, its name included (0: it checks them) */
 	static const struct {
 		const char *name;
 		int (*fn)(int argc, char **argv);
 		int args;
-		bool files;
 	} cmds[] = {
-		{ "status", cmd_status, 1, true },
-		{ "register", cmd_register, 2, true },
-		{ "delete", cmd_delete, 2, true },
-		{ "emit", cmd_emit, 0, false },	/* opens them after its options */
-		{ "format", cmd_format, 2, false },
+		{ "status", cmd_status, 1 },
+		{ "register", cmd_register, 2 },
+		{ "delete", cmd_delete, 2 },
+		{ "emit", cmd_emit, 0 },
+		{ "format", cmd_format, 2 },
 	};
+	int first = parse_options(argc, argv);
 	size_t i;
-	int ret;
 
-	if (argc < 2) {
+	if (first <= 0)
+		return -first;
+	argc -= first;
+	argv += first;
+	if (argc < 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[0], "help")) {
 		usage(stdout);
 		return EXIT_OK;
 	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		if (strcmp(argv[1], cmds[i].name))
+		if (strcmp(argv[0], cmds[i].name))
 			continue;
-		if (cmds[i].args && argc - 1 != cmds[i].args) {
+		if (cmds[i].args && argc != cmds[i].args) {
 			usage(stderr);
 			return EXIT_USAGE;
 		}
-		ret = cmds[i].files ? open_files() : EXIT_OK;
-		return ret ? ret : cmds[i].fn(argc - 1, argv + 1);
+		return cmds[i].fn(argc, argv);
 	}
-	fprintf(stderr, PROG ": unknown command '%s' (try --help)\n", argv[1]);
+	fprintf(stderr, PROG ": unknown command '%s' (try --help)\n", argv[0]);
 	return EXIT_USAGE;
 }

@@ -15,6 +15,15 @@
  * ("peer": enable bits in the writer's memory), and the same cases run on
  * both where they exist.
  *
+ * The cases named *_bits register their events through the enable-bit ABI
+ * (the 28-byte struct user_reg of Linux 6.4+, struct user_reg_bits here,
+ * flags 0: the event goes with its last fd and enabler) on both kernels,
+ * through the same code: ours speaks that ABI beside the status page, the
+ * peer speaks only it. They compare the two kernels on the same ABI with
+ * the same client: the bit test, writes with nothing attached (EBADF on
+ * both: what a client racing a detach pays), into ftrace, perf and BPF, and
+ * the registration of the 1st to the 4095th event.
+ *
  * Output: "csv:kernel,case,consumer,payload_bytes,events_registered,
  * instructions_per_op" lines, "# " comments, and exit status 0 only when
  * every case of this kernel worked.
@@ -39,9 +48,11 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
+
+/* the selftests' eBPF assembler and loader */
+#include "../../testing/selftests/user_events/ue_bpf.h"
 
 #define TRACEFS "/sys/kernel/tracing/"
 #define ROUNDS 5
@@ -64,17 +75,6 @@ static int CHECK_OPS = 1000000;
  */
 static int profile;
 #define PROFILE_MARK 0x77770000
-
-/* The upstream ABI (facts of its uapi header), for the peer kernel */
-struct peer_reg {
-	uint32_t size;
-	uint8_t enable_bit;
-	uint8_t enable_size;
-	uint16_t flags;
-	uint64_t enable_addr;
-	uint64_t name_args;
-	uint32_t write_index;
-} __attribute__((packed));
 
 static void fail(const char *fmt, ...)
 {
@@ -168,13 +168,19 @@ struct event {
 	char name[64];
 	int fd;				/* user_events_data */
 	uint32_t write_index;
-	volatile const uint8_t *status;	/* ours: its byte of the status page */
-	volatile uint32_t *word;	/* peer: its enable word (bit 0) */
+	volatile const uint8_t *status;	/* status page ABI: its byte */
+	volatile uint32_t *word;	/* enable-bit ABI: its word (bit ENABLE_BIT) */
 	int size;
 };
 
+/* The bit of its word an enable-bit registration names */
+#define ENABLE_BIT 0
+
 static volatile const uint8_t *status_page;
-static volatile uint32_t peer_words[8192];
+/* the words of the peer's main events, of the *_bits events, of scaling */
+static volatile uint32_t peer_words[8192], bits_words[NR_SIZES];
+static volatile uint32_t scale_words[4096];
+static int nr_peer_words;
 
 /* "name char[N] d0;..." with N <= 1000 per field, @size bytes in all */
 static void describe(char *desc, size_t len, const char *name, int size)
@@ -186,47 +192,98 @@ static void describe(char *desc, size_t len, const char *name, int size)
 				i ? ";" : "", size > 1000 ? 1000 : size, i);
 }
 
-static int ev_register(struct event *ev, int fd, const char *name, int size)
+static void ev_init(struct event *ev, int fd, const char *name, int size,
+		    char *desc, size_t len)
 {
-	char desc[256];
-
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	ev->fd = fd;
 	ev->size = size;
-	describe(desc, sizeof(desc), name, size);
-	if (peer) {
-		struct peer_reg reg = {
-			.size = sizeof(reg),
-			.enable_bit = 0,
-			.enable_size = 4,
-			.flags = 1,	/* persist: deleted only on request */
-			.enable_addr = (unsigned long)&peer_words[nr_events],
-			.name_args = (unsigned long)desc,
-		};
+	describe(desc, len, name, size);
+}
 
-		if (ioctl(fd, DIAG_IOCSREG, &reg))
-			return -errno;
-		ev->write_index = reg.write_index;
-		ev->word = &peer_words[nr_events];
-	} else {
-		struct user_reg reg = {
-			.size = sizeof(reg),
-			.name_args = (unsigned long)desc,
-		};
+/*
+ * Through the enable-bit ABI, the one code path on both kernels: the
+ * kernel keeps ENABLE_BIT of *@word set while anyone listens
+ */
+static int ev_register_bits(struct event *ev, int fd, const char *name, int size,
+			    volatile uint32_t *word, int flags)
+{
+	char desc[256];
+	struct user_reg_bits reg = {
+		.size = sizeof(reg),
+		.enable_bit = ENABLE_BIT,
+		.enable_size = sizeof(*word),
+		.flags = flags,
+		.enable_addr = (unsigned long)word,
+		.name_args = (unsigned long)desc,
+	};
 
-		if (ioctl(fd, DIAG_IOCSREG, &reg))
-			return -errno;
-		ev->write_index = reg.write_index;
-		ev->status = status_page + reg.status_index;
-	}
+	ev_init(ev, fd, name, size, desc, sizeof(desc));
+	if (ioctl(fd, DIAG_IOCSREG, &reg))
+		return -errno;
+	ev->write_index = reg.write_index;
+	ev->word = word;
+	nr_events++;
+	return 0;
+}
+
+/* Drop the enabler of @ev: with its fds closed, the event goes too */
+static int ev_unregister_bits(struct event *ev)
+{
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = ENABLE_BIT,
+		.disable_addr = (unsigned long)ev->word,
+	};
+
+	if (ioctl(ev->fd, DIAG_IOCSUNREG, &unreg))
+		return -errno;
+	nr_events--;
+	return 0;
+}
+
+/*
+ * The main events of this kernel's own ABI: the status page on ours; on
+ * the peer enable bits, persistent (deleted only on request), as before
+ */
+static int ev_register(struct event *ev, int fd, const char *name, int size)
+{
+	struct user_reg reg = { .size = sizeof(reg) };
+	char desc[256];
+
+	if (peer)
+		return ev_register_bits(ev, fd, name, size,
+					&peer_words[nr_peer_words++],
+					USER_EVENT_REG_PERSIST);
+	ev_init(ev, fd, name, size, desc, sizeof(desc));
+	reg.name_args = (unsigned long)desc;
+	if (ioctl(fd, DIAG_IOCSREG, &reg))
+		return -errno;
+	ev->write_index = reg.write_index;
+	ev->status = status_page + reg.status_index;
 	nr_events++;
 	return 0;
 }
 
 static int ev_enabled(const struct event *ev)
 {
-	return peer ? *ev->word & 1 : *ev->status;
+	return ev->word ? !!(*ev->word & (1 << ENABLE_BIT)) : !!*ev->status;
+}
+
+/* Wait up to 10 s for events/user_events/@name to go (the peer: a worker) */
+static int wait_gone(const char *name)
+{
+	char path[600];
+	int i;
+
+	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s", name);
+	for (i = 0; i < 10000; i++) {
+		if (access(path, F_OK))
+			return 0;
+		usleep(1000);
+	}
+	return -1;
 }
 
 static int enable(const char *system, const char *name, int on)
@@ -309,64 +366,35 @@ static void perf_detach(struct perf_ring *r, long *samples, long *lost)
 }
 
 /* BPF: count runs in an array map; return 0, so no perf sample is made */
-static int bpf_sys(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
 static int bpf_map, bpf_prog;
 
 static int bpf_setup(void)
 {
-	union bpf_attr m = {
-		.map_type = BPF_MAP_TYPE_ARRAY,
-		.key_size = 4,
-		.value_size = 8,
-		.max_entries = 1,
-	};
 	struct bpf_insn prog[] = {
-		/* r1 = map, *(u32 *)(fp - 4) = 0, r2 = fp - 4, lookup */
-		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1,
-		  .src_reg = BPF_PSEUDO_MAP_FD },
-		{ 0 },
-		{ .code = BPF_ST | BPF_W | BPF_MEM, .dst_reg = 10, .off = -4 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 2, .src_reg = 10 },
-		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = 2, .imm = -4 },
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		/* *(u32 *)(fp - 4) = 0, r1 = map, r2 = fp - 4, lookup */
+		ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, 0), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
 		/* if (r0) *(u64 *)r0 += 1 */
-		{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = 0, .off = 2 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 1, .imm = 1 },
-		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = 0, .src_reg = 1,
-		  .imm = BPF_ADD },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr p = {
-		.prog_type = BPF_PROG_TYPE_TRACEPOINT,
-		.insns = (unsigned long)prog,
-		.insn_cnt = ARRAY_SIZE(prog),
-		.license = (unsigned long)"GPL",
+		JEQ_IMM(0, 0, 2),
+		MOV_IMM(1, 1),
+		LOCK_ADD(0, 1, 0),
+		MOV_IMM(0, 0),
+		EXIT(),
 	};
 
-	bpf_map = bpf_sys(BPF_MAP_CREATE, &m);
+	bpf_map = uet_bpf_map(8, 1);
 	if (bpf_map < 0)
 		return -errno;
-	prog[0].imm = bpf_map;
-	bpf_prog = bpf_sys(BPF_PROG_LOAD, &p);
+	prog[1].imm = bpf_map;
+	bpf_prog = uet_bpf_load(prog, ARRAY_SIZE(prog));
 	return bpf_prog < 0 ? -errno : 0;
 }
 
 static long bpf_count(void)
 {
-	uint32_t key = 0;
 	uint64_t value = 0;
-	union bpf_attr a = {
-		.map_fd = bpf_map,
-		.key = (unsigned long)&key,
-		.value = (unsigned long)&value,
-	};
 
-	return bpf_sys(BPF_MAP_LOOKUP_ELEM, &a) ? -1 : (long)value;
+	return uet_bpf_map_read(bpf_map, 0, &value) ? -1 : (long)value;
 }
 
 static int bpf_attach(const char *name)
@@ -378,16 +406,10 @@ static int bpf_attach(const char *name)
 		.sample_period = 1,
 		.sample_type = PERF_SAMPLE_RAW,
 	};
-	uint32_t key = 0;
 	uint64_t zero = 0;
-	union bpf_attr a = {
-		.map_fd = bpf_map,
-		.key = (unsigned long)&key,
-		.value = (unsigned long)&zero,
-	};
 	int fd;
 
-	bpf_sys(BPF_MAP_UPDATE_ELEM, &a);
+	uet_bpf_map_write(bpf_map, 0, &zero);
 	fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
 	if (fd < 0)
 		return -errno;
@@ -399,26 +421,61 @@ static int bpf_attach(const char *name)
 	return fd;
 }
 
-/* The figures: rounds of one case, by an index */
-enum { C_WRITEV, C_FTRACE, C_PERF, C_BPF, C_WRITE_FTRACE, C_MARKER,
-       C_MARKER_RAW, C_WRITE_NULL, C_WRITEV_NULL, NR_CASES };
-static const struct { const char *name, *consumer; } cases[NR_CASES] = {
-	[C_WRITEV] = { "writev", "none" },
-	[C_FTRACE] = { "writev", "ftrace" },
-	[C_PERF] = { "writev", "perf" },
-	[C_BPF] = { "writev", "bpf" },
-	[C_WRITE_FTRACE] = { "write", "ftrace" },
-	[C_MARKER] = { "trace_marker", "ftrace" },
-	[C_MARKER_RAW] = { "trace_marker_raw", "ftrace" },
-	[C_WRITE_NULL] = { "write_devnull", "none" },
-	[C_WRITEV_NULL] = { "writev_devnull", "none" },
+/* How a case writes, and what listens */
+enum { W_WRITEV, W_WRITE, W_MARKER, W_MARKER_RAW, W_WRITE_NULL, W_WRITEV_NULL };
+enum { A_NONE, A_FTRACE, A_PERF, A_BPF };
+
+/*
+ * The figures: rounds of one case, by an index (the index is also in the
+ * profile's marks: new cases go at the end). The *_bits cases write the
+ * events registered through the enable-bit ABI, on both kernels.
+ */
+enum {
+	C_WRITEV, C_FTRACE, C_PERF, C_BPF, C_WRITE_FTRACE, C_MARKER,
+	C_MARKER_RAW, C_WRITE_NULL, C_WRITEV_NULL, C_WRITEV_BITS,
+	C_FTRACE_BITS, C_PERF_BITS, C_BPF_BITS, C_WRITE_BITS,
+	C_WRITE_FTRACE_BITS, NR_CASES
 };
+
+static const struct {
+	const char *name, *consumer;
+	int how, attach, bits;
+} bench_cases[NR_CASES] = {
+	[C_WRITEV] = { "writev", "none", W_WRITEV, A_NONE },
+	[C_FTRACE] = { "writev", "ftrace", W_WRITEV, A_FTRACE },
+	[C_PERF] = { "writev", "perf", W_WRITEV, A_PERF },
+	[C_BPF] = { "writev", "bpf", W_WRITEV, A_BPF },
+	[C_WRITE_FTRACE] = { "write", "ftrace", W_WRITE, A_FTRACE },
+	[C_MARKER] = { "trace_marker", "ftrace", W_MARKER, A_NONE },
+	[C_MARKER_RAW] = { "trace_marker_raw", "ftrace", W_MARKER_RAW, A_NONE },
+	[C_WRITE_NULL] = { "write_devnull", "none", W_WRITE_NULL, A_NONE },
+	[C_WRITEV_NULL] = { "writev_devnull", "none", W_WRITEV_NULL, A_NONE },
+	[C_WRITEV_BITS] = { "writev_bits", "none", W_WRITEV, A_NONE, 1 },
+	[C_FTRACE_BITS] = { "writev_bits", "ftrace", W_WRITEV, A_FTRACE, 1 },
+	[C_PERF_BITS] = { "writev_bits", "perf", W_WRITEV, A_PERF, 1 },
+	[C_BPF_BITS] = { "writev_bits", "bpf", W_WRITEV, A_BPF, 1 },
+	[C_WRITE_BITS] = { "write_bits", "none", W_WRITE, A_NONE, 1 },
+	[C_WRITE_FTRACE_BITS] = { "write_bits", "ftrace", W_WRITE, A_FTRACE, 1 },
+};
+
 static double figures[NR_CASES][NR_SIZES][ROUNDS];
 static int case_broken[NR_CASES][NR_SIZES];
 
-static struct event events[NR_SIZES];
+/* the main events (this kernel's own ABI) and the enable-bit ones */
+static struct event events[NR_SIZES], bits_events[NR_SIZES];
 static uint8_t payload[4 + MAX_PAYLOAD];
 static int marker_fd, marker_raw_fd, null_fd;
+
+/* A write into a user event (not trace_marker, not /dev/null) */
+static int writes_event(int c)
+{
+	return bench_cases[c].how == W_WRITEV || bench_cases[c].how == W_WRITE;
+}
+
+static struct event *case_event(int c, int s)
+{
+	return bench_cases[c].bits ? &bits_events[s] : &events[s];
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -444,41 +501,49 @@ static void row(const char *name, const char *consumer, int bytes, int events,
 }
 
 /*
- * @ops writes of case @c, each expected to return @want; returns what the
- * last one did (@want when none ran or the peer refused as it does)
+ * @ops writes of case @c, each expected to return @want, or to fail with
+ * @err (then counted as @want); returns what the last one did (@want when
+ * none ran)
  */
 static ssize_t writes(int c, struct event *ev, struct iovec *iov, int ops,
-		      ssize_t want)
+		      ssize_t want, int err)
 {
 	ssize_t n = want;
 	int i;
 
-	switch (c) {
-	case C_WRITEV: case C_FTRACE: case C_PERF: case C_BPF:
+	switch (bench_cases[c].how) {
+	case W_WRITEV:
 		for (i = 0; i < ops && n == want; i++) {
 			n = writev(ev->fd, iov, 2);
-			/* the peer refuses writes nobody listens to */
-			if (n < 0 && errno == EBADF && peer && c == C_WRITEV)
+			if (n < 0 && errno == err)
 				n = want;
 		}
 		break;
-	case C_WRITE_FTRACE:
-		for (i = 0; i < ops && n == want; i++)
+	case W_WRITE:
+		if (!err) {
+			for (i = 0; i < ops && n == want; i++)
+				n = write(ev->fd, payload, want);
+			break;
+		}
+		for (i = 0; i < ops && n == want; i++) {
 			n = write(ev->fd, payload, want);
+			if (n < 0 && errno == err)
+				n = want;
+		}
 		break;
-	case C_MARKER:
+	case W_MARKER:
 		for (i = 0; i < ops && n == want; i++)
 			n = write(marker_fd, payload + 4, want);
 		break;
-	case C_MARKER_RAW:
+	case W_MARKER_RAW:
 		for (i = 0; i < ops && n == want; i++)
 			n = write(marker_raw_fd, payload, want);
 		break;
-	case C_WRITE_NULL:
+	case W_WRITE_NULL:
 		for (i = 0; i < ops && n == want; i++)
 			n = write(null_fd, payload, want);
 		break;
-	case C_WRITEV_NULL:
+	case W_WRITEV_NULL:
 		for (i = 0; i < ops && n == want; i++)
 			n = writev(null_fd, iov, 2);
 		break;
@@ -497,24 +562,31 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 		{ payload + 4, ev->size },
 	};
 	/* trace_marker gets the payload alone */
-	ssize_t want = c == C_MARKER ? ev->size : 4 + ev->size, n;
-	int mark = PROFILE_MARK | c << 8 | s;
+	ssize_t want = bench_cases[c].how == W_MARKER ? ev->size : 4 + ev->size, n;
+	int mark = PROFILE_MARK | c << 8 | s, err = 0;
 	uint64_t t0, t1;
 
+	/*
+	 * An enable-bit index with nothing attached: EBADF, on both kernels
+	 * (a client that tests its bit first pays this only when it races a
+	 * detach)
+	 */
+	if (writes_event(c) && ev->word && bench_cases[c].attach == A_NONE)
+		err = EBADF;
 	memcpy(payload, &ev->write_index, 4);
 	ops -= profile;
 	t0 = now();
-	n = writes(c, ev, iov, ops, want);
+	n = writes(c, ev, iov, ops, want, err);
 	t1 = now();
 	if (profile && n == want) {
-		printf("# profile %#x: %s/%s %d bytes\n", mark, cases[c].name,
-		       cases[c].consumer, ev->size);
+		printf("# profile %#x: %s/%s %d bytes\n", mark, bench_cases[c].name,
+		       bench_cases[c].consumer, ev->size);
 		getpgid(mark);
-		n = writes(c, ev, iov, 1, want);
+		n = writes(c, ev, iov, 1, want, err);
 	}
 	if (n != want) {
-		fail("%s/%s %d bytes: wrote %zd of %zd: %s", cases[c].name,
-		     cases[c].consumer, ev->size, n, want,
+		fail("%s/%s %d bytes: wrote %zd of %zd: %s", bench_cases[c].name,
+		     bench_cases[c].consumer, ev->size, n, want,
 		     n < 0 ? strerror(errno) : "short");
 		return -1;
 	}
@@ -524,69 +596,69 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 /* One round of case @c at payload index @s: attach, time, check, detach */
 static void one_case(int c, int s, int r)
 {
-	struct event *ev = &events[s];
+	struct event *ev = case_event(c, s);
 	struct perf_ring ring;
 	long got = -1, lost = 0;
 	double v;
-	int fd = -1, err = 0;
+	int fd = -1, err = 0, attach = bench_cases[c].attach, listened;
 
 	if (case_broken[c][s])
 		return;
-	switch (c) {
-	case C_FTRACE:
-	case C_WRITE_FTRACE:
+	switch (attach) {
+	case A_FTRACE:
 		ftrace_reset();
 		err = enable("user_events", ev->name, 1);
 		break;
-	case C_MARKER:
-	case C_MARKER_RAW:
-		ftrace_reset();
-		break;
-	case C_PERF:
+	case A_PERF:
 		err = perf_attach(&ring, ev->name, ev->size);
 		break;
-	case C_BPF:
+	case A_BPF:
 		fd = bpf_attach(ev->name);
 		err = fd < 0 ? fd : 0;
 		break;
+	default:
+		/* trace_marker records into ftrace by itself */
+		if (bench_cases[c].how == W_MARKER || bench_cases[c].how == W_MARKER_RAW)
+			ftrace_reset();
 	}
 	if (err) {
-		fail("%s/%s: attach: %s", cases[c].name, cases[c].consumer,
+		fail("%s/%s: attach: %s", bench_cases[c].name, bench_cases[c].consumer,
 		     strerror(-err));
 		case_broken[c][s] = 1;
 		return;
 	}
-	if (c <= C_WRITE_FTRACE && (c == C_WRITEV) != !ev_enabled(ev)) {
-		fail("%s/%s: status %d", cases[c].name, cases[c].consumer,
-		     ev_enabled(ev));
+	listened = attach != A_NONE;
+	if (writes_event(c) && listened != ev_enabled(ev)) {
+		fail("%s/%s: %s %d with %s attached", bench_cases[c].name,
+		     bench_cases[c].consumer, ev->word ? "enable bit" : "status",
+		     ev_enabled(ev), bench_cases[c].consumer);
 		case_broken[c][s] = 1;
 	}
 	v = run_writes(c, s, ev, OPS);
-	switch (c) {
-	case C_FTRACE:
-	case C_WRITE_FTRACE:
+	switch (attach) {
+	case A_FTRACE:
 		enable("user_events", ev->name, 0);
-		/* fallthrough */
-	case C_MARKER:
-	case C_MARKER_RAW:
 		got = ftrace_recorded();
 		break;
-	case C_PERF:
+	case A_PERF:
 		perf_detach(&ring, &got, &lost);
 		break;
-	case C_BPF:
+	case A_BPF:
 		got = bpf_count();
 		close(fd);
 		break;
 	default:
-		got = OPS;
+		if (bench_cases[c].how == W_MARKER || bench_cases[c].how == W_MARKER_RAW)
+			got = ftrace_recorded();
+		else
+			got = OPS;
 	}
 	if (v < 0 || got != OPS || lost) {
 		if (v >= 0)
 			printf("# %s %s/%s %d bytes: %ld of %d recorded, %ld lost\n",
-			       kernel, cases[c].name, cases[c].consumer, ev->size,
-			       got, OPS, lost);
-		if (v >= 0 && c == C_BPF && peer && got == 0)
+			       kernel, bench_cases[c].name, bench_cases[c].consumer,
+			       ev->size, got, OPS, lost);
+		if (v >= 0 && attach == A_BPF && peer && got == 0)
 			printf("# the peer attaches the program but never runs it\n");
 		else
 			failed = 1;
@@ -596,36 +668,59 @@ static void one_case(int c, int s, int r)
 	figures[c][s][r] = v;
 }
 
-/* The disabled check: a status test per loop, against the bare loop */
-static double disabled_check(const struct event *ev)
+/* The bare loop of the disabled checks, in instructions per iteration */
+static uint64_t bare_loop(void)
 {
-	volatile const uint8_t *status = ev->status;
-	volatile uint32_t *word = ev->word;
-	uint64_t t0, t1, t2;
+	uint64_t t0 = now();
+	int i;
+
+	for (i = 0; i < CHECK_OPS; i++)
+		__asm__ volatile("" ::: "memory");
+	return now() - t0;
+}
+
+/*
+ * The enable-bit test of a client, if (word & (1 << bit)), per loop against
+ * the bare loop: one function, so the same instructions on both kernels
+ */
+static __attribute__((noinline)) double bit_check(volatile uint32_t *word)
+{
+	uint64_t t0, t1;
 	long hits = 0;
 	int i;
 
 	t0 = now();
-	if (peer) {
-		for (i = 0; i < CHECK_OPS; i++) {
-			if (*word & 1)
-				hits++;
-			__asm__ volatile("" ::: "memory");
-		}
-	} else {
-		for (i = 0; i < CHECK_OPS; i++) {
-			if (*status)
-				hits++;
-			__asm__ volatile("" ::: "memory");
-		}
+	for (i = 0; i < CHECK_OPS; i++) {
+		if (*word & (1 << ENABLE_BIT))
+			hits++;
+		__asm__ volatile("" ::: "memory");
 	}
 	t1 = now();
-	for (i = 0; i < CHECK_OPS; i++)
-		__asm__ volatile("" ::: "memory");
-	t2 = now();
 	if (hits)
 		fail("disabled check: the event was enabled");
-	return ((double)(t1 - t0) - (double)(t2 - t1)) / CHECK_OPS;
+	return ((double)(t1 - t0) - (double)bare_loop()) / CHECK_OPS;
+}
+
+/* The disabled check of this kernel's own ABI: a status test per loop */
+static double disabled_check(const struct event *ev)
+{
+	volatile const uint8_t *status = ev->status;
+	uint64_t t0, t1;
+	long hits = 0;
+	int i;
+
+	if (ev->word)
+		return bit_check(ev->word);
+	t0 = now();
+	for (i = 0; i < CHECK_OPS; i++) {
+		if (*status)
+			hits++;
+		__asm__ volatile("" ::: "memory");
+	}
+	t1 = now();
+	if (hits)
+		fail("disabled check: the event was enabled");
+	return ((double)(t1 - t0) - (double)bare_loop()) / CHECK_OPS;
 }
 
 static double getppid_cost(void)
@@ -853,10 +948,115 @@ static void scaling(void)
 	row("two_writers_two_events", "ftrace", 64, 2, median(two2, r));
 }
 
+/*
+ * The enable-bit ABI on both kernels: per-write cost (64 bytes, ftrace
+ * attached) with 1, 64 and 4095 events registered and the cost to register
+ * the 1st, 1000th and 4095th event. Each round's events go with their fd
+ * and enablers (flags 0): ours deletes them then, the peer from a worker,
+ * which the next round waits for. Ours starts from no event, the peer from
+ * the 5 persistent main events it cannot delete.
+ */
+static void scaling_bits(void)
+{
+	static const int marks[] = { 1, 64, 4095 };
+	static double wr[3][ROUNDS], reg[3][ROUNDS];
+	struct event *fill = calloc(4096, sizeof(*fill));
+	char name[32];
+	uint64_t t0;
+	int r, i, m, fd, n;
+
+	if (!fill)
+		die("calloc");
+	for (i = 0; i < 4096; i++)
+		scale_words[i] = 0;	/* present, not waiting for a fault */
+	for (r = 0; r < ROUNDS && !failed; r++) {
+		fd = open(TRACEFS "user_events_data", O_RDWR);
+		if (fd < 0)
+			die("open user_events_data");
+		m = 0;
+		for (n = 1; n <= 4095 && !failed; n++) {
+			snprintf(name, sizeof(name), "sbits_%d", n);
+			t0 = now();
+			if (ev_register_bits(&fill[n], fd, name, 64, &scale_words[n], 0)) {
+				fail("register %s: %s", name, strerror(errno));
+				break;
+			}
+			t0 = now() - t0;
+			if (n == 1 || n == 1000 || n == 4095)
+				reg[n == 1 ? 0 : n == 1000 ? 1 : 2][r] = t0;
+			if (n != marks[m])
+				continue;
+			ftrace_reset();
+			enable("user_events", "sbits_1", 1);
+			wr[m][r] = run_writes(C_FTRACE_BITS, 0, &fill[1], OPS);
+			enable("user_events", "sbits_1", 0);
+			if (ftrace_recorded() != OPS)
+				fail("scaling bits: %ld of %d recorded", ftrace_recorded(), OPS);
+			m++;
+		}
+		for (i = 1; i < n; i++)
+			if (ev_unregister_bits(&fill[i]))
+				fail("unregister %s: %s", fill[i].name, strerror(errno));
+		close(fd);
+		for (i = 1; i < n; i++)
+			if (wait_gone(fill[i].name))
+				fail("%s: still there 10 s after its fd and enabler went",
+				     fill[i].name);
+	}
+	free(fill);
+	if (failed)
+		return;
+	for (m = 0; m < 3; m++) {
+		row("writev_bits", "ftrace", 64, marks[m], median(wr[m], ROUNDS));
+		row("register_bits", "none", 64, m ? (m == 1 ? 1000 : 4095) : 1,
+		    median(reg[m], ROUNDS));
+	}
+}
+
+/*
+ * The *_bits events of the main phase, on @fd beside the main ones (the
+ * same on both kernels); 0 or -1 (the kernel refused the ABI: no bits cases)
+ */
+static int register_bits_events(int fd)
+{
+	char name[32];
+	int s, c;
+
+	for (s = 0; s < (int)NR_SIZES; s++) {
+		snprintf(name, sizeof(name), "bench_bits_%d", payloads[s]);
+		bits_words[s] = 0;
+		if (ev_register_bits(&bits_events[s], fd, name, payloads[s],
+				     &bits_words[s], 0)) {
+			fail("register %s through the enable-bit ABI: %s", name,
+			     strerror(errno));
+			for (c = 0; c < NR_CASES; c++)
+				for (s = 0; s < (int)NR_SIZES; s++)
+					case_broken[c][s] |= bench_cases[c].bits;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The main phase's *_bits events: their enablers go, then their fd */
+static void drop_bits_events(int fd)
+{
+	int s;
+
+	for (s = 0; s < (int)NR_SIZES; s++)
+		if (bits_events[s].word && ev_unregister_bits(&bits_events[s]))
+			fail("unregister %s: %s", bits_events[s].name, strerror(errno));
+	close(fd);
+	for (s = 0; s < (int)NR_SIZES; s++)
+		if (bits_events[s].word && wait_gone(bits_events[s].name))
+			fail("%s: still there 10 s after its fd and enabler went",
+			     bits_events[s].name);
+}
+
 int main(int argc, char **argv)
 {
-	double check[ROUNDS], ppid[ROUNDS], up[ROUNDS];
-	int fd, sfd, r, s, c, have_uprobe;
+	double check[ROUNDS], check_bits[ROUNDS], ppid[ROUNDS], up[ROUNDS];
+	int fd, sfd, r, s, c, have_uprobe, have_bits;
 	char name[32];
 
 	if (argc == 3 && !strcmp(argv[1], "-n")) {
@@ -887,6 +1087,9 @@ int main(int argc, char **argv)
 	if (peer)
 		printf("# the peer fails writes with nothing attached (EBADF): writev/none\n"
 		       "# is the cost of that refusal\n");
+	printf("# *_bits: events registered through the enable-bit ABI (flags 0), the\n"
+	       "# same code on both kernels; with nothing attached their writes fail\n"
+	       "# with EBADF on both\n");
 	fd = open(TRACEFS "user_events_data", O_RDWR);
 	marker_fd = open(TRACEFS "trace_marker", O_WRONLY);
 	marker_raw_fd = open(TRACEFS "trace_marker_raw", O_WRONLY);
@@ -903,6 +1106,7 @@ int main(int argc, char **argv)
 		if (ev_register(&events[s], fd, name, payloads[s]))
 			die(name);
 	}
+	have_bits = !register_bits_events(fd);
 	if (bpf_setup())
 		die("bpf program");
 	if (profile) {
@@ -918,6 +1122,7 @@ int main(int argc, char **argv)
 
 	for (r = 0; r < ROUNDS; r++) {
 		check[r] = disabled_check(&events[0]);
+		check_bits[r] = have_bits ? bit_check(bits_events[0].word) : -1;
 		ppid[r] = getppid_cost();
 		for (s = 0; s < (int)NR_SIZES; s++)
 			for (c = 0; c < NR_CASES; c++)
@@ -928,17 +1133,20 @@ int main(int argc, char **argv)
 		uprobe_teardown();
 
 	row("disabled_check", "none", 0, nr_events, median(check, ROUNDS));
+	if (have_bits)
+		row("disabled_check_bits", "none", 0, nr_events,
+		    median(check_bits, ROUNDS));
 	row("getppid", "none", 0, nr_events, median(ppid, ROUNDS));
 	if (have_uprobe && up[0] >= 0)
 		row("uprobe", "ftrace", 0, nr_events, median(up, ROUNDS));
 	for (c = 0; c < NR_CASES; c++)
 		for (s = 0; s < (int)NR_SIZES; s++)
 			if (!case_broken[c][s])
-				row(cases[c].name, cases[c].consumer, payloads[s],
+				row(bench_cases[c].name, bench_cases[c].consumer, payloads[s],
 				    nr_events, median(figures[c][s], ROUNDS));
 
 	/* the events of the main table go, so that scaling starts from one */
-	close(fd);
+	drop_bits_events(fd);
 	fd = open(TRACEFS "user_events_data", O_RDWR);
 	for (s = 0; s < (int)NR_SIZES && !peer; s++)
 		if (ioctl(fd, DIAG_IOCSDEL, events[s].name))
@@ -946,6 +1154,8 @@ int main(int argc, char **argv)
 	close(fd);
 	if (!peer)
 		nr_events = 0;
+	if (have_bits)
+		scaling_bits();
 	scaling();
 	printf("# done: %s\n", failed ? "FAILED" : "ok");
 	return failed;

@@ -11,18 +11,6 @@
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
 
-static const unsigned char *map_status(void)
-{
-	int fd = open(UE_STATUS, O_RDONLY);
-	void *p;
-
-	if (fd < 0)
-		return NULL;
-	p = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* Delete @name from a fresh fd, after the caller closed its own */
 static int delete_event(const char *name)
 {
@@ -30,7 +18,7 @@ static int delete_event(const char *name)
 
 	if (fd < 0)
 		return -errno;
-	ret = ue_delete(fd, name);
+	ret = uet_delete(fd, name);
 	close(fd);
 	return ret;
 }
@@ -42,13 +30,16 @@ TEST(status_page_shared)
 	struct user_reg reg;
 	pid_t pid;
 
+	if (uet_skip(_metadata, 0))
+		return;
+
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_register(fd, "abi_shared u32 a", &reg));
+	ASSERT_EQ(0, uet_register(fd, "abi_shared u32 a", &reg));
 	ASSERT_EQ(0, pipe(ready));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		const unsigned char *page = map_status();
+		const unsigned char *page = uet_map_status();
 		int i;
 
 		if (!page || page[reg.status_index])
@@ -60,10 +51,10 @@ TEST(status_page_shared)
 		_exit(page[reg.status_index] == EVENT_STATUS_FTRACE ? 0 : 3);
 	}
 	ASSERT_EQ(1, read(ready[0], &status, 1));
-	ASSERT_EQ(0, ue_enable("", "abi_shared", 1));
+	ASSERT_EQ(0, uet_enable("", "abi_shared", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(0, ue_enable("", "abi_shared", 0));
+	EXPECT_EQ(0, uet_enable("", "abi_shared", 0));
 	close(fd);
 	EXPECT_EQ(0, delete_event("abi_shared"));
 }
@@ -72,6 +63,9 @@ TEST(mprotect_private_refused)
 {
 	int fd = open(UE_STATUS, O_RDONLY);
 	void *p;
+
+	if (uet_skip(_metadata, 0))
+		return;
 
 	ASSERT_LE(0, fd);
 	p = mmap(NULL, getpagesize(), PROT_READ, MAP_PRIVATE, fd, 0);
@@ -87,30 +81,33 @@ TEST(mprotect_private_refused)
 TEST(limit_and_reuse)
 {
 	int max = getpagesize() - 1, i, n, fd = open(UE_DATA, O_RDWR);
-	const unsigned char *page = map_status();
+	const unsigned char *page = uet_map_status();
 	struct user_reg reg;
 	unsigned int freed = 0;
 	char name[32];
+
+	if (uet_skip(_metadata, 0))
+		return;
 
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, page);
 	for (n = 0; n < max; n++) {
 		snprintf(name, sizeof(name), "abi_l%d", n);
-		if (ue_register(fd, name, &reg))
+		if (uet_register(fd, name, &reg))
 			break;
 		if (n == 100)
 			freed = reg.status_index;
 	}
 	EXPECT_EQ(max, n);
-	EXPECT_EQ(-EMFILE, ue_register(fd, "abi_one_more", &reg));
+	EXPECT_EQ(-EMFILE, uet_register(fd, "abi_one_more", &reg));
 	close(fd);
 	/* the slot of abi_l100 goes to the next event, and reads 0 */
-	ASSERT_EQ(0, ue_enable("", "abi_l100", 1));
+	ASSERT_EQ(0, uet_enable("", "abi_l100", 1));
 	EXPECT_EQ(EVENT_STATUS_FTRACE, page[freed]);
-	ASSERT_EQ(0, ue_enable("", "abi_l100", 0));
+	ASSERT_EQ(0, uet_enable("", "abi_l100", 0));
 	EXPECT_EQ(0, delete_event("abi_l100"));
 	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, ue_register(fd, "abi_one_more", &reg));
+	EXPECT_EQ(0, uet_register(fd, "abi_one_more", &reg));
 	EXPECT_EQ(freed, reg.status_index);
 	EXPECT_EQ(0, page[reg.status_index]);
 	close(fd);
@@ -129,11 +126,14 @@ TEST(references_follow_fds)
 	struct user_reg reg;
 	pid_t pid;
 
+	if (uet_skip(_metadata, 0))
+		return;
+
 	for (i = 0; i < 10; i++) {
 		fds[i] = open(UE_DATA, O_RDWR);
 		ASSERT_LE(0, fds[i]);
-		ASSERT_EQ(0, ue_register(fds[i], "abi_refs u32 a", &reg));
-		ASSERT_EQ(0, ue_register(fds[i], "abi_refs u32 a", &reg));
+		ASSERT_EQ(0, uet_register(fds[i], "abi_refs u32 a", &reg));
+		ASSERT_EQ(0, uet_register(fds[i], "abi_refs u32 a", &reg));
 	}
 	for (i = 0; i < 9; i++) {
 		EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
@@ -179,13 +179,13 @@ static int nobody_is_refused(void)
 
 static int nobody_uses_events(void)
 {
-	const unsigned char *page = map_status();
+	const unsigned char *page = uet_map_status();
 	int fd = open(UE_DATA, O_RDWR), payload[2];
 	struct user_reg reg;
 
 	if (!page || fd < 0)
 		return 1;
-	if (ue_register(fd, "abi_nobody u32 a", &reg))
+	if (uet_register(fd, "abi_nobody u32 a", &reg))
 		return 2;
 	payload[0] = reg.write_index;
 	payload[1] = 77;
@@ -193,15 +193,15 @@ static int nobody_uses_events(void)
 		return 3;
 	if (write(fd, payload, sizeof(payload)) != sizeof(payload))
 		return 4;
-	if (ue_write_file(UE_DYN, "u:abi_nobody2 u32 a", O_APPEND) != -EACCES)
+	if (uet_write_file(UE_DYN, "u:abi_nobody2 u32 a", O_APPEND) != -EACCES)
 		return 5;
-	if (ue_write_file(TRACEFS "events/user_events/abi_nobody/enable", "0",
-			  O_TRUNC) != -EACCES)
+	if (uet_write_file(TRACEFS "events/user_events/abi_nobody/enable", "0",
+			   O_TRUNC) != -EACCES)
 		return 6;
 	/* attached: busy for everyone; a fresh event of its own it may delete */
-	if (ue_delete(fd, "abi_nobody") != -EBUSY)
+	if (uet_delete(fd, "abi_nobody") != -EBUSY)
 		return 7;
-	if (ue_register(fd, "abi_nobody3 u8 b", &reg))
+	if (uet_register(fd, "abi_nobody3 u8 b", &reg))
 		return 8;
 	close(fd);
 	return delete_event("abi_nobody3") ? 9 : 0;
@@ -212,6 +212,9 @@ TEST(unprivileged_access)
 	struct stat root, status, data;
 	int fd;
 
+	if (uet_skip(_metadata, 0))
+		return;
+
 	ASSERT_EQ(0, stat(TRACEFS, &root));
 	ASSERT_EQ(0, stat(UE_STATUS, &status));
 	ASSERT_EQ(0, stat(UE_DATA, &data));
@@ -219,19 +222,19 @@ TEST(unprivileged_access)
 
 	/* what an admin does to let a service in; the event is enabled first */
 	fd = open(UE_DATA, O_RDWR);
-	ASSERT_EQ(0, ue_write_file(UE_DYN, "u:abi_nobody u32 a", O_APPEND));
-	ASSERT_EQ(0, ue_enable("", "abi_nobody", 1));
-	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:abi_nobody u32 a", O_APPEND));
+	ASSERT_EQ(0, uet_enable("", "abi_nobody", 1));
+	ASSERT_EQ(0, uet_clear_trace());
 	ASSERT_EQ(0, chmod(TRACEFS, 0755));
 	ASSERT_EQ(0, chmod(UE_STATUS, 0666));
 	ASSERT_EQ(0, chmod(UE_DATA, 0666));
 	EXPECT_EQ(0, as_nobody(nobody_uses_events));
-	EXPECT_EQ(1, ue_trace_count("abi_nobody: a=77\n"));
+	EXPECT_EQ(1, uet_trace_count("abi_nobody: a=77\n"));
 	chmod(TRACEFS, root.st_mode & 07777);
 	chmod(UE_STATUS, status.st_mode & 07777);
 	chmod(UE_DATA, data.st_mode & 07777);
-	ue_enable("", "abi_nobody", 0);
-	ue_delete(fd, "abi_nobody");
+	uet_enable("", "abi_nobody", 0);
+	uet_delete(fd, "abi_nobody");
 	close(fd);
 	EXPECT_EQ(0, access(TRACEFS "events/user_events/abi_nobody", F_OK) ? 0 : 1);
 }
@@ -243,22 +246,25 @@ TEST(listing)
 	char want[256], *all;
 	int fd = open(UE_DATA, O_RDWR);
 
+	if (uet_skip(_metadata, 0))
+		return;
+
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_register(fd, "abi_list:BPF_ITER,LATER u32 a", &a));
-	ASSERT_EQ(0, ue_register(fd, "abi_list2", &b));
-	ASSERT_EQ(0, ue_enable("", "abi_list2", 1));
+	ASSERT_EQ(0, uet_register(fd, "abi_list:BPF_ITER,LATER u32 a", &a));
+	ASSERT_EQ(0, uet_register(fd, "abi_list2", &b));
+	ASSERT_EQ(0, uet_enable("", "abi_list2", 1));
 	snprintf(want, sizeof(want),
 		 "%u:abi_list:BPF_ITER,LATER\n%u:abi_list2 # Used by ftrace\n\nActive: 2\nBusy: 1\nMax: %d\n",
 		 a.status_index, b.status_index, getpagesize());
-	all = ue_read_file(UE_STATUS);
+	all = uet_read_file(UE_STATUS);
 	EXPECT_STREQ(want, all);
 	free(all);
-	ue_enable("", "abi_list2", 0);
+	uet_enable("", "abi_list2", 0);
 	close(fd);
 	EXPECT_EQ(0, delete_event("abi_list"));
 	EXPECT_EQ(0, delete_event("abi_list2"));
 	snprintf(want, sizeof(want), "\nActive: 0\nBusy: 0\nMax: %d\n", getpagesize());
-	all = ue_read_file(UE_STATUS);
+	all = uet_read_file(UE_STATUS);
 	EXPECT_STREQ(want, all);
 	free(all);
 }

@@ -7,32 +7,13 @@
  * struct user_bpf_context it gets instead. The programs are assembled here
  * and loaded with the bpf() system call, so no compiler or library is needed.
  */
-#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
-
-#define INSN(c, d, s, o, i) \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-			    .off = (o), .imm = (i) })
-#define MOV_REG(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define MOV_IMM(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define ADD_IMM(d, i)	INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
-#define ADD_REG(d, s)	INSN(BPF_ALU64 | BPF_ADD | BPF_X, d, s, 0, 0)
-#define LDX(sz, d, s, o) INSN(BPF_LDX | (sz) | BPF_MEM, d, s, o, 0)
-#define STX(sz, d, s, o) INSN(BPF_STX | (sz) | BPF_MEM, d, s, o, 0)
-#define ST_IMM(sz, d, o, i) INSN(BPF_ST | (sz) | BPF_MEM, d, 0, o, i)
-#define LOCK_ADD(d, s, o) INSN(BPF_STX | BPF_DW | BPF_ATOMIC, d, s, o, BPF_ADD)
-#define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
-#define JNE_IMM(d, i, o) INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
-#define CALL(f)		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
-#define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-/* a 64-bit immediate takes two slots: the map fd, then nothing */
-#define LD_MAP(d, fd)	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd)
-#define LD_IMM_HI()	INSN(0, 0, 0, 0, 0)
+#include "ue_bpf.h"
 
 /* The map's one value: what the programs saw */
 struct seen {
@@ -41,55 +22,6 @@ struct seen {
 	__u64 b;		/* second u32 (standard), data_type (BPF_ITER) */
 	__u64 len;		/* data_len (BPF_ITER) */
 };
-
-static int bpf_sys(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-static int map_create(void)
-{
-	union bpf_attr attr = {
-		.map_type = BPF_MAP_TYPE_ARRAY,
-		.key_size = 4,
-		.value_size = sizeof(struct seen),
-		.max_entries = 1,
-	};
-
-	return bpf_sys(BPF_MAP_CREATE, &attr);
-}
-
-static int map_read(int map, struct seen *seen)
-{
-	__u32 key = 0;
-	union bpf_attr attr = {
-		.map_fd = map,
-		.key = (unsigned long)&key,
-		.value = (unsigned long)seen,
-	};
-
-	return bpf_sys(BPF_MAP_LOOKUP_ELEM, &attr);
-}
-
-static char verifier_log[65536];
-
-static int prog_load(const struct bpf_insn *insns, int count)
-{
-	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_TRACEPOINT,
-		.insns = (unsigned long)insns,
-		.insn_cnt = count,
-		.license = (unsigned long)"GPL",
-		.log_buf = (unsigned long)verifier_log,
-		.log_size = sizeof(verifier_log),
-		.log_level = 1,
-	};
-	int fd = bpf_sys(BPF_PROG_LOAD, &attr);
-
-	if (fd < 0)
-		fprintf(stderr, "# verifier: %s\n", verifier_log);
-	return fd;
-}
 
 /*
  * Standard context (the record: 8-byte common header, then u32 a, u32 b):
@@ -112,7 +44,7 @@ static int load_standard(int map)
 		EXIT(),
 	};
 
-	return prog_load(prog, ARRAY_SIZE(prog));
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
 }
 
 /*
@@ -162,21 +94,13 @@ static int load_iter(int map)
 		EXIT(),
 	};
 
-	return prog_load(prog, ARRAY_SIZE(prog));
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
 }
 
 /* A perf event of this task on the tracepoint, running @prog */
 static int attach(const char *event, int prog)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.config = ue_tracepoint_id(event),
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-		.wakeup_events = 1,
-	};
-	int fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	int fd = uet_perf_open(uet_tracepoint_id(event), 0, -1, 1);
 
 	if (fd < 0)
 		return -1;
@@ -199,15 +123,14 @@ FIXTURE(bpf) {
 
 FIXTURE_SETUP(bpf)
 {
-	int sfd = open(UE_STATUS, O_RDONLY);
+	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF | UE_NEED_HIST))
+		return;
 
-	ASSERT_LE(0, sfd);
-	self->page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
-	close(sfd);
-	ASSERT_NE(MAP_FAILED, self->page);
+	self->page = uet_map_status();
+	ASSERT_NE(NULL, self->page);
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	self->map = map_create();
+	self->map = uet_bpf_map(sizeof(struct seen), 1);
 	ASSERT_LE(0, self->map);
 	self->prog = -1;
 	self->perf = -1;
@@ -224,7 +147,7 @@ FIXTURE_TEARDOWN(bpf)
 	close(self->fd);
 	if (self->name) {
 		self->fd = open(UE_DATA, O_RDWR);
-		EXPECT_EQ(0, ue_delete(self->fd, self->name));
+		EXPECT_EQ(0, uet_delete(self->fd, self->name));
 		close(self->fd);
 	}
 	munmap((void *)self->page, getpagesize());
@@ -243,7 +166,7 @@ TEST_F(bpf, standard_context)
 	int i;
 
 	self->name = "bpf_t";
-	ASSERT_EQ(0, ue_register(self->fd, "bpf_t u32 a; u32 b", &reg));
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_t u32 a; u32 b", &reg));
 	ASSERT_EQ(0, self->page[reg.status_index]);
 	self->prog = load_standard(self->map);
 	ASSERT_LE(0, self->prog);
@@ -257,7 +180,7 @@ TEST_F(bpf, standard_context)
 		vals[1] = 0xabcd0000 | i;
 		ASSERT_EQ(12, writev(self->fd, iov, 2));
 	}
-	ASSERT_EQ(0, map_read(self->map, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
 	EXPECT_EQ(5, seen.count);
 	EXPECT_EQ(104, seen.a);
 	EXPECT_EQ(0xabcd0004, seen.b);
@@ -267,7 +190,7 @@ TEST_F(bpf, standard_context)
 	EXPECT_EQ(0, self->page[reg.status_index]);
 	/* detached: writes no longer reach it */
 	ASSERT_EQ(12, writev(self->fd, iov, 2));
-	ASSERT_EQ(0, map_read(self->map, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
 	EXPECT_EQ(5, seen.count);
 }
 
@@ -288,8 +211,8 @@ TEST_F(bpf, iter_iovecs)
 
 	self->name = "bpf_i";
 	/* unknown flags beside BPF_ITER are ignored */
-	ASSERT_EQ(0, ue_register(self->fd, "bpf_i:SOMEDAY,BPF_ITER u32 a; u32 b",
-				 &reg));
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_i:SOMEDAY,BPF_ITER u32 a; u32 b",
+				  &reg));
 	self->prog = load_iter(self->map);
 	ASSERT_LE(0, self->prog);
 	self->perf = attach("bpf_i", self->prog);
@@ -299,7 +222,7 @@ TEST_F(bpf, iter_iovecs)
 	first[0] = reg.write_index;
 	first[1] = 0x5eed;
 	ASSERT_EQ(12, writev(self->fd, iov, 2));
-	ASSERT_EQ(0, map_read(self->map, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
 	EXPECT_EQ(1, seen.count);
 	EXPECT_EQ(USER_BPF_DATA_ITER, seen.b);
 	EXPECT_EQ(8, seen.len);
@@ -307,7 +230,7 @@ TEST_F(bpf, iter_iovecs)
 	EXPECT_EQ(0x5eed, seen.a);
 
 	ASSERT_EQ(12, writev(self->fd, iov2, 2));
-	ASSERT_EQ(0, map_read(self->map, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
 	EXPECT_EQ(2, seen.count);
 	EXPECT_EQ(0xfeed, seen.a);
 }
@@ -320,7 +243,7 @@ TEST_F(bpf, iter_one_buffer)
 	__u32 buf[3];
 
 	self->name = "bpf_w";
-	ASSERT_EQ(0, ue_register(self->fd, "bpf_w:BPF_ITER u32 a; u32 b", &reg));
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_w:BPF_ITER u32 a; u32 b", &reg));
 	self->prog = load_iter(self->map);
 	ASSERT_LE(0, self->prog);
 	self->perf = attach("bpf_w", self->prog);
@@ -330,7 +253,7 @@ TEST_F(bpf, iter_one_buffer)
 	buf[1] = 0xc0ffee;
 	buf[2] = 2;
 	ASSERT_EQ(12, write(self->fd, buf, sizeof(buf)));
-	ASSERT_EQ(0, map_read(self->map, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
 	EXPECT_EQ(1, seen.count);
 	EXPECT_EQ(USER_BPF_DATA_USER, seen.b);
 	EXPECT_EQ(8, seen.len);
@@ -350,13 +273,13 @@ TEST_F(bpf, iter_with_ftrace)
 	char *trace;
 
 	self->name = "bpf_f";
-	ASSERT_EQ(0, ue_register(self->fd, "bpf_f:BPF_ITER u32 a; u32 b", &reg));
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_f:BPF_ITER u32 a; u32 b", &reg));
 	self->prog = load_iter(self->map);
 	ASSERT_LE(0, self->prog);
 	self->perf = attach("bpf_f", self->prog);
 	ASSERT_LE(0, self->perf);
-	ASSERT_EQ(0, ue_write_file(TRACEFS "trace", "", O_TRUNC));
-	ASSERT_EQ(0, ue_enable("", "bpf_f", 1));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace", "", O_TRUNC));
+	ASSERT_EQ(0, uet_enable("", "bpf_f", 1));
 	ASSERT_EQ(EVENT_STATUS_PERF | EVENT_STATUS_FTRACE,
 		  self->page[reg.status_index]);
 
@@ -364,10 +287,10 @@ TEST_F(bpf, iter_with_ftrace)
 	buf[1] = 41;
 	buf[2] = 42;
 	ASSERT_EQ(12, write(self->fd, buf, sizeof(buf)));
-	ASSERT_EQ(0, map_read(self->map, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
 	EXPECT_EQ(1, seen.count);
 	EXPECT_EQ(41, seen.a);
-	trace = ue_read_file(TRACEFS "trace");
+	trace = uet_read_file(TRACEFS "trace");
 	ASSERT_NE(NULL, trace);
 	EXPECT_NE(NULL, strstr(trace, "bpf_f: a=41 b=42"));
 	free(trace);
@@ -375,29 +298,23 @@ TEST_F(bpf, iter_with_ftrace)
 	close(self->perf);
 	self->perf = -1;
 	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[reg.status_index]);
-	ASSERT_EQ(0, ue_enable("", "bpf_f", 0));
+	ASSERT_EQ(0, uet_enable("", "bpf_f", 0));
 	EXPECT_EQ(0, self->page[reg.status_index]);
 }
 
 /* Attach (@on) or detach consumer @c of event bpf_o; 0 or -1 */
 static int consumer(int c, int on, int prog, int *fds)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.config = ue_tracepoint_id("bpf_o"),
-	};
-
 	switch (c) {
 	case 0:
-		return ue_enable("", "bpf_o", on);
+		return uet_enable("", "bpf_o", on);
 	case 1:
-		return ue_write_file(TRACEFS "events/user_events/bpf_o/trigger",
+		return uet_write_file(TRACEFS "events/user_events/bpf_o/trigger",
 				     on ? "hist:keys=a" : "!hist:keys=a", O_APPEND);
 	default:
 		if (!on)
 			return close(fds[c]);
-		fds[c] = c == 2 ? syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0) :
+		fds[c] = c == 2 ? uet_perf_open(uet_tracepoint_id("bpf_o"), 0, -1, 0) :
 				  attach("bpf_o", prog);
 		return fds[c] < 0 ? -1 : 0;
 	}
@@ -417,7 +334,7 @@ TEST_F_TIMEOUT(bpf, status_any_order, 300)
 	int on[4], fds[4], r, i, c, want;
 
 	self->name = "bpf_o";
-	ASSERT_EQ(0, ue_register(self->fd, "bpf_o u32 a; u32 b", &reg));
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_o u32 a; u32 b", &reg));
 	self->prog = load_standard(self->map);
 	ASSERT_LE(0, self->prog);
 	memset(on, 0, sizeof(on));

@@ -5,7 +5,12 @@
 # shell script uses it: register, emit typed values and find them decoded
 # in trace, status with the status byte decoded, format, delete, and the
 # exit codes it documents (0 ok, 1 usage, 2 the kernel refused, naming the
-# errno, 3 no access to the files, 4 no such event), also as uid 65534.
+# errno, 3 no access to the files, 4 no such event), also as uid 65534;
+# and --abi: emit through the enable bit (the default: a write while
+# nothing is attached records nothing, an event it creates goes when it
+# exits, user_events_data is all it needs) or the status page, register
+# through the status page (the default) or persistent through the enable
+# bit (CAP_PERFMON), delete either way.
 #
 # The command: $USER_EVENTS_CMD, else user_events next to this test, else
 # the one built in tools/tracing/user_events, else from PATH.
@@ -17,7 +22,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 tracefs=/sys/kernel/tracing
 ev_dir=$tracefs/events/user_events
 
-echo "TAP version 13"
+. "$dir/ktap.sh"
 ue=${USER_EVENTS_CMD:-}
 for c in "$ue" "$dir/user_events" "$dir/../../../tracing/user_events/user_events" \
 	 "$(command -v user_events)"; do
@@ -27,29 +32,12 @@ for c in "$ue" "$dir/user_events" "$dir/../../../tracing/user_events/user_events
 	fi
 done
 if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP must be run as root"
-	exit 4
+	ktap_skip_all "must be run as root"
 fi
 if [ ! -x "$ue" ]; then
-	echo "1..0 # SKIP no user_events command (build tools/tracing/user_events)"
-	exit 4
+	ktap_skip_all "no user_events command (build tools/tracing/user_events)"
 fi
 
-echo "1..42"
-testno=0
-failed=0
-pass() {
-	testno=$((testno + 1))
-	echo "ok $testno $1"
-}
-fail() {
-	testno=$((testno + 1))
-	failed=$((failed + 1))
-	echo "not ok $testno $1"
-}
-comment() {
-	sed 's/^/# /' "$@"
-}
 
 tmp=$(mktemp -d /tmp/cli_test.XXXXXX) || exit 1
 out=$tmp/out
@@ -95,6 +83,17 @@ status_line() {
 	"$ue" status | awk -v n="$1" '$4 == n'
 }
 
+# gone EVENT: its directory disappears within 2 s
+gone() {
+	local i
+
+	for i in $(seq 20); do
+		[ -d "$ev_dir/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 ev=cli_test_ev
 desc="$ev u32 count; s16 delta; char[8] tag; unsigned char[4] raw;"
 desc+=" __rel_loc char[] msg; __data_loc char[] dmsg"
@@ -110,7 +109,7 @@ restore_modes() {
 
 cleanup() {
 	restore_modes
-	for e in $ev cli_test_new cli_test_nobody; do
+	for e in $ev cli_test_new cli_test_nobody cli_test_nobody2 cli_test_persist; do
 		[ -d $ev_dir/$e ] || continue
 		echo 0 > $ev_dir/$e/enable
 		echo "-:$e" >> $tracefs/dynamic_events
@@ -124,6 +123,10 @@ trap cleanup EXIT
 run 0 "--help exits 0" "$ue" --help
 check "--help documents commands, exit codes and examples" \
 	grep -q "Exit status" "$out"
+check "--help documents --abi and the default of emit and of register" \
+	test -n "$(grep -F -- "--abi=bits|status" "$out")" \
+	-a -n "$(grep "default of emit" "$out")" -a -n "$(grep "default of register" "$out")"
+run 1 "--abi of another value: exit 1" "$ue" --abi=other status
 run 1 "no command: exit 1" "$ue"
 run 1 "unknown command: exit 1" "$ue" frobnicate
 run 1 "register without a description: exit 1" "$ue" register
@@ -167,9 +170,20 @@ check "the message names the field and what it expects" \
 run 1 "emit an unknown field: exit 1" "$ue" emit $ev nosuch=1
 run 1 "emit a value out of range: exit 1" "$ue" emit $ev delta=70000
 run 4 "emit an unknown event: exit 4" "$ue" emit cli_test_none x=1
-run 0 "emit a whole description creates the event" \
+echo 0 > $ev_dir/$ev/enable
+run 0 "emit with nothing attached (the kernel refuses the enable bit's write): exit 0" \
+	"$ue" emit $ev count=77
+run 0 "--abi=status emit with nothing attached: exit 0" "$ue" --abi=status emit $ev count=78
+echo 1 > $ev_dir/$ev/enable
+check "neither recorded anything" test "$(trace_count "$ev: count=7")" = 0
+run 0 "--abi=status emit" "$ue" --abi=status emit $ev count=79 tag=page
+check "its record is in trace" in_trace "$ev: count=79 delta=0 tag=page"
+run 0 "emit a whole description (enable bit)" \
 	"$ue" emit 'cli_test_new u64 seq; __rel_loc char[] who' seq=1 who=me
-check "cli_test_new exists (nothing recorded: not enabled)" \
+check "the event it created went when it exited" gone cli_test_new
+run 0 "--abi=status emit a whole description creates the event" \
+	"$ue" --abi=status emit 'cli_test_new u64 seq; __rel_loc char[] who' seq=1 who=me
+check "cli_test_new stays (nothing recorded: not enabled)" \
 	test -d $ev_dir/cli_test_new -a "$(trace_count 'cli_test_new:')" = 0
 echo 1 > $ev_dir/cli_test_new/enable
 "$ue" emit cli_test_new seq=18446744073709551615 who=max
@@ -182,23 +196,43 @@ nobody() {
 }
 run 3 "uid 65534 without access: exit 3" nobody "$ue" status
 check "the message says EACCES and who to ask" grep -q "EACCES.*administrator" "$err"
-chmod 666 $tracefs/user_events_status $tracefs/user_events_data
+chmod 666 $tracefs/user_events_data
 chmod a+rx $tracefs
 echo 'u:cli_test_nobody u32 uid' >> $tracefs/dynamic_events
 echo 1 > $ev_dir/cli_test_nobody/enable
-run 0 "uid 65534 with access: emit a whole description" \
+run 0 "uid 65534 with access to user_events_data only: emit (enable bit)" \
 	nobody "$ue" emit 'cli_test_nobody u32 uid' uid=65534
+run 3 "... --abi=status emit: exit 3" \
+	nobody "$ue" --abi=status emit 'cli_test_nobody u32 uid' uid=1
+check "the message names user_events_status" grep -q user_events_status "$err"
+run 2 "... --abi=bits register, persistent without CAP_PERFMON: exit 2" \
+	nobody "$ue" --abi=bits register 'cli_test_nobody2 u32 x'
+check "the message names EPERM" grep -q EPERM "$err"
+chmod 666 $tracefs/user_events_status
+run 0 "uid 65534 with access to both files: --abi=status emit" \
+	nobody "$ue" --abi=status emit 'cli_test_nobody u32 uid' uid=65534
 restore_modes
-check "its record is in trace" in_trace "cli_test_nobody: uid=65534"
+check "both records are in trace" test "$(trace_count "cli_test_nobody: uid=65534")" = 2
+
+# A persistent event through the enable bit
+run 0 "--abi=bits register: persistent" "$ue" --abi=bits register 'cli_test_persist u32 x'
+sleep 0.5
+check "the event outlives the command" test -d $ev_dir/cli_test_persist
+check "status does not list it (no status byte)" test -z "$(status_line cli_test_persist)"
+echo 1 > $ev_dir/cli_test_persist/enable
+run 0 "emit into it by name" "$ue" emit cli_test_persist x=3
+check "its record is in trace" in_trace "cli_test_persist: x=3"
+echo 0 > $ev_dir/cli_test_persist/enable
+run 0 "--abi=bits delete it (CAP_PERFMON)" "$ue" --abi=bits delete cli_test_persist
+check "its directory is gone" test ! -d $ev_dir/cli_test_persist
 
 # delete
 run 2 "delete while enabled: exit 2" "$ue" delete $ev
 check "the message names EBUSY" grep -q EBUSY "$err"
 echo 0 > $ev_dir/$ev/enable
-run 0 "delete $ev" "$ue" delete $ev
+run 0 "--abi=status delete $ev" "$ue" --abi=status delete $ev
 check "its directory is gone" test ! -d $ev_dir/$ev
 run 2 "delete it again: exit 2" "$ue" delete $ev
 check "the message names ENOENT" grep -q ENOENT "$err"
 
-echo "# $((testno - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+ktap_done

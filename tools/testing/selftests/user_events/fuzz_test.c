@@ -10,11 +10,11 @@
  *
  * A reference parser written from the ABI and the choices user_events.rst
  * documents where the ABI is silent (sizes are decimal or 0x hex, no sign,
- * no leading 0; only space, tab and newline separate words; names are ASCII;
- * no event called "enable" or "filter", no field called "common_*"; the
- * canonical form obeys the 511-byte limit too) predicts each outcome:
- * accepted with a known canonical form and layout, EINVAL or E2BIG. Every
- * accepted description must show up in
+ * no leading 0 in either; only space, tab and newline separate words; names
+ * are ASCII; no event called "enable" or "filter", no field called
+ * "common_*"; the canonical form obeys the 511-byte limit too) predicts each
+ * outcome: accepted with a known canonical form and layout, EINVAL or E2BIG.
+ * Every accepted description must show up in
  * dynamic_events in a canonical form that parses back to itself and that,
  * registered again after a delete, makes the same event: the same line and
  * the same format file. Accepted events then get random and boundary payloads
@@ -22,6 +22,21 @@
  * memory, loc fields pointing anywhere) with ftrace and perf attached or not;
  * every write accepted while a consumer listened must be in the trace and in
  * the perf buffer, byte for byte. Errors other than the documented ones fail.
+ *
+ * The enable-bit ABI (ABI section 9) gets scenarios of its own: registrations
+ * through struct user_reg_bits with sizes, tails, enable_size, enable_bit,
+ * alignment, flags and addresses (a word, unmapped, read-only, the struct or
+ * the description running into PROT_NONE) valid or not, DIAG_IOCSUNREG with
+ * good and bad arguments, the status-page ABI on the same events, consumers
+ * attached to pages the kernel must fault in, writes (EBADF while nothing
+ * listens), fds closed and enablers dropped in random order, a child without
+ * CAP_PERFMON. A model of the process's enablers, of the words (every other
+ * bit of memory around them must stay as it was) and of each event's
+ * references predicts each errno, each word and when each event goes.
+ *
+ * The reference model (the parser of the grammar, the model of the enablers,
+ * words and events) is in fuzz_model.h; this file generates the inputs,
+ * makes the system calls and compares what the kernel did with the model.
  *
  * An iteration draws from its own random stream (seed, iteration) and leaves
  * no event behind, so a failing one replays alone:
@@ -34,6 +49,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stddef.h>
@@ -44,15 +60,13 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest.h"
 #include "ue_helpers.h"
+#include "fuzz_model.h"
 
-#define DESC_LIMIT	511		/* description bytes, the NUL not counted */
-#define TEXT_MAX	2048		/* generated text: longer than the limit */
-#define MAX_FIELDS	128		/* more than 511 bytes can describe */
-#define MAX_WORDS	8
 #define MAX_LIVE	64
 #define MAX_WRITES	12
 #define PAYLOAD_BUF	(70 * 1024)
@@ -61,49 +75,6 @@
 #define MEM_PAGES	32
 #define TRACE_TEXT	(16 * 1024)
 #define DEFAULT_SECONDS	40
-
-/* What the ABI says a description gets */
-enum verdict { V_OK, V_EINVAL, V_E2BIG, V_ANY };
-
-static const char * const verdict_names[] = { "accepted", "EINVAL", "E2BIG", "either" };
-
-enum field_kind { K_INT, K_CHARS, K_BYTES, K_STRUCT, K_LOC_STR, K_LOC_ARR };
-
-struct field {
-	char name[256];
-	char base[32];		/* scalar or element type: "u32", "unsigned char" */
-	char stype[256];	/* struct type name */
-	int kind;
-	int size;		/* bytes in the record */
-	int is_signed;
-	int rel;		/* __rel_loc */
-	int elem;		/* element size of a loc array */
-	int offset;		/* in the record, common header included */
-};
-
-struct event_desc {
-	char name[256];
-	char flags[TEXT_MAX];
-	int has_flags;
-	int nr;
-	struct field f[MAX_FIELDS];
-	int min_size;		/* payload bytes the fixed fields need */
-	char canon[2 * TEXT_MAX];	/* "u:name[:flags][ fields]" */
-};
-
-struct base_type {
-	const char *name;
-	int size;
-	int is_signed;
-};
-
-static const struct base_type base_types[] = {
-	{ "u8", 1, 0 }, { "s8", 1, 1 }, { "u16", 2, 0 }, { "s16", 2, 1 },
-	{ "u32", 4, 0 }, { "s32", 4, 1 }, { "u64", 8, 0 }, { "s64", 8, 1 },
-	{ "char", 1, 1 }, { "short", 2, 1 }, { "int", 4, 1 },
-	{ "unsigned char", 1, 0 }, { "unsigned short", 2, 0 },
-	{ "unsigned int", 4, 0 },
-};
 
 /* An event this run created and has not deleted yet */
 struct live {
@@ -120,7 +91,7 @@ static struct {
 } opt;
 
 static unsigned long long rng_state, cur_iter, done;
-static int page_size, max_payload;
+static int max_payload;
 static const unsigned char *status_page;
 static unsigned char *guard;		/* a read-write page, then PROT_NONE */
 static unsigned char *mem;		/* memfd pages, zapped before some writes */
@@ -148,6 +119,8 @@ static struct {
 	unsigned long long descs, mutated, accepted, rejected, either, round_trips;
 	unsigned long long writes, writes_ok, traced, sampled, trace_checks;
 	unsigned long long perf_checks, deletes, edges;
+	unsigned long long bits_scenarios, bits_regs, bits_regs_ok, bits_unregs;
+	unsigned long long bits_unregs_ok, bits_gone, bits_word_checks, bits_unprivileged;
 } stats;
 
 /* Random numbers: splitmix64, one stream per (seed, iteration) ----------- */
@@ -270,7 +243,7 @@ static int errno_documented(int err)
 {
 	switch (err) {
 	case EINVAL: case E2BIG: case EADDRINUSE: case EMFILE: case ENOENT:
-	case EBUSY: case EFAULT: case ENOMEM:
+	case EBUSY: case EFAULT: case ENOMEM: case EBADF: case EPERM:
 		return 1;
 	}
 	return 0;
@@ -291,6 +264,8 @@ static const char *err_name(int ret)
 	case EFAULT: return "EFAULT";
 	case ENOMEM: return "ENOMEM";
 	case ENOTTY: return "ENOTTY";
+	case EBADF: return "EBADF";
+	case EPERM: return "EPERM";
 	}
 	snprintf(buf, sizeof(buf), "%d (%s)", ret, strerror(-ret));
 	return buf;
@@ -302,383 +277,11 @@ static void expect_err(const char *what, int ret, int want)
 		fail(what, "%s: got %s, want %s", what, err_name(ret), err_name(want));
 }
 
-/* The reference parser, from ABI sections 3 and 4 ------------------------- */
-
-static int is_ws(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n';
-}
-
-static int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_word_char(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
-	       c == '_';
-}
-
-/* [A-Za-z_][A-Za-z0-9_]*, any length */
-static int is_ident(const char *s, int len)
-{
-	int i;
-
-	if (len < 1 || is_digit(s[0]))
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!is_word_char((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-static int hex_digit(int c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * N of char[N] or a struct size: 1 to 1024, decimal or 0x hex. A leading
- * zero (octal to strtoul) and a '+' sign are refused.
- */
-static enum verdict parse_number(const char *s, int len, int *val)
-{
-	unsigned long long v = 0;
-	int i;
-
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		for (i = 2; i < len; i++) {
-			int d = hex_digit((unsigned char)s[i]);
-
-			if (d < 0)
-				return V_EINVAL;
-			if (v < (1ULL << 40))
-				v = v * 16 + d;
-		}
-		if (v < 1 || v > 1024)
-			return V_EINVAL;
-		*val = (int)v;
-		return V_OK;
-	}
-	if (len < 1)
-		return V_EINVAL;
-	for (i = 0; i < len; i++) {
-		if (!is_digit(s[i]))
-			return V_EINVAL;
-		if (v < (1ULL << 40))
-			v = v * 10 + s[i] - '0';
-	}
-	if ((s[0] == '0' && len > 1) || v < 1 || v > 1024)
-		return V_EINVAL;
-	*val = (int)v;
-	return V_OK;
-}
-
-struct words {
-	const char *w[MAX_WORDS];
-	int len[MAX_WORDS];
-	int n;
-};
-
-static int split_words(const char *s, int len, struct words *wd)
-{
-	int i = 0;
-
-	wd->n = 0;
-	while (i < len) {
-		int start;
-
-		while (i < len && is_ws((unsigned char)s[i]))
-			i++;
-		if (i == len)
-			break;
-		if (wd->n == MAX_WORDS)
-			return -1;
-		start = i;
-		while (i < len && !is_ws((unsigned char)s[i]))
-			i++;
-		wd->w[wd->n] = s + start;
-		wd->len[wd->n++] = i - start;
-	}
-	return 0;
-}
-
-static int word_is(const struct words *wd, int i, const char *s)
-{
-	return i < wd->n && wd->len[i] == (int)strlen(s) &&
-	       !memcmp(wd->w[i], s, wd->len[i]);
-}
-
-static const struct base_type *find_base(const char *name, int len)
-{
-	int i;
-
-	for (i = 0; i < (int)ARRAY_SIZE(base_types); i++)
-		if ((int)strlen(base_types[i].name) == len &&
-		    !memcmp(base_types[i].name, name, len))
-			return &base_types[i];
-	return NULL;
-}
-
-static void copy_word(char *dst, size_t size, const char *s, int len)
-{
-	snprintf(dst, size, "%.*s", len, s);
-}
-
-/* A field or struct type name: 255 characters at most, like event names */
-static enum verdict check_name(const char *s, int len, char *dst)
-{
-	if (!is_ident(s, len) || len > 255)
-		return V_EINVAL;
-	copy_word(dst, 256, s, len);
-	return V_OK;
-}
-
-/* A field name: the record's header fields are common_*, refused */
-static enum verdict check_field_name(const char *s, int len, char *dst)
-{
-	if (len >= 7 && !memcmp(s, "common_", 7))
-		return V_EINVAL;
-	return check_name(s, len, dst);
-}
-
-/* Event names that are also files of events/user_events/: refused */
-static int system_file_name(const char *s, int len)
-{
-	return (len == 6 && !memcmp(s, "enable", 6)) ||
-	       (len == 6 && !memcmp(s, "filter", 6));
-}
-
-static enum verdict worst(enum verdict a, enum verdict b)
-{
-	if (a == V_EINVAL || b == V_EINVAL)
-		return V_EINVAL;
-	return a == V_ANY || b == V_ANY ? V_ANY : V_OK;
-}
-
-/* "struct T name SIZE" */
-static enum verdict parse_struct(const struct words *wd, struct field *f)
-{
-	enum verdict v;
-
-	if (wd->n != 4)
-		return V_EINVAL;
-	v = worst(check_name(wd->w[1], wd->len[1], f->stype),
-		  check_field_name(wd->w[2], wd->len[2], f->name));
-	v = worst(v, parse_number(wd->w[3], wd->len[3], &f->size));
-	f->kind = K_STRUCT;
-	return v;
-}
-
-/* [__data_loc|__rel_loc] TYPE[[N]|[]] NAME, TYPE maybe "unsigned X" */
-static enum verdict parse_plain(const struct words *wd, struct field *f)
-{
-	static char type[TEXT_MAX];
-	const struct base_type *bt;
-	enum verdict v = V_OK;
-	int i = 0, loc = 0, tlen;
-	char *br;
-
-	if (word_is(wd, 0, "__data_loc") || word_is(wd, 0, "__rel_loc")) {
-		loc = 1;
-		f->rel = word_is(wd, 0, "__rel_loc");
-		i = 1;
-	}
-	if (word_is(wd, i, "unsigned") && i + 1 < wd->n) {
-		snprintf(type, sizeof(type), "unsigned %.*s", wd->len[i + 1], wd->w[i + 1]);
-		i += 2;
-	} else if (i < wd->n) {
-		copy_word(type, sizeof(type), wd->w[i], wd->len[i]);
-		i++;
-	}
-	if (i != wd->n - 1)
-		return V_EINVAL;
-	br = strchr(type, '[');
-	tlen = br ? br - type : (int)strlen(type);
-	bt = find_base(type, tlen);
-	if (!bt)
-		return V_EINVAL;
-	snprintf(f->base, sizeof(f->base), "%s", bt->name);
-	if (loc) {
-		if (!br || strcmp(br, "[]"))
-			return V_EINVAL;
-		f->kind = strcmp(bt->name, "char") ? K_LOC_ARR : K_LOC_STR;
-		f->size = 4;
-		f->elem = bt->size;
-	} else if (br) {
-		int blen = strlen(br);
-
-		if (strcmp(bt->name, "char") && strcmp(bt->name, "unsigned char"))
-			return V_EINVAL;
-		if (blen < 3 || br[blen - 1] != ']')
-			return V_EINVAL;
-		v = parse_number(br + 1, blen - 2, &f->size);
-		f->kind = strcmp(bt->name, "char") ? K_BYTES : K_CHARS;
-	} else {
-		f->kind = K_INT;
-		f->size = bt->size;
-		f->is_signed = bt->is_signed;
-	}
-	return worst(v, check_field_name(wd->w[i], wd->len[i], f->name));
-}
-
-static enum verdict parse_field(const char *s, int len, struct field *f)
-{
-	struct words wd;
-
-	memset(f, 0, sizeof(*f));
-	if (split_words(s, len, &wd) || wd.n < 2)
-		return V_EINVAL;
-	if (word_is(&wd, 0, "struct"))
-		return parse_struct(&wd, f);
-	return parse_plain(&wd, f);
-}
-
-static int is_blank(const char *s, int len)
-{
-	int i;
-
-	for (i = 0; i < len; i++)
-		if (!is_ws((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-/* "a,B_2": one or more comma-separated [A-Za-z0-9_]+ */
-static int flags_ok(const char *s, int len)
-{
-	int i, run = 0;
-
-	for (i = 0; i < len; i++) {
-		if (s[i] == ',') {
-			if (!run)
-				return 0;
-			run = 0;
-		} else if (is_word_char((unsigned char)s[i])) {
-			run++;
-		} else {
-			return 0;
-		}
-	}
-	return run > 0;
-}
-
-static void field_canon(const struct field *f, char *out, size_t size)
-{
-	switch (f->kind) {
-	case K_INT:
-		snprintf(out, size, "%s %s", f->base, f->name);
-		break;
-	case K_CHARS:
-	case K_BYTES:
-		snprintf(out, size, "%s[%d] %s", f->base, f->size, f->name);
-		break;
-	case K_STRUCT:
-		snprintf(out, size, "struct %s %s %d", f->stype, f->name, f->size);
-		break;
-	default:
-		snprintf(out, size, "%s %s[] %s", f->rel ? "__rel_loc" : "__data_loc",
-			 f->base, f->name);
-		break;
-	}
-}
-
-static void build_canon(struct event_desc *d)
-{
-	char one[700];
-	size_t o;
-	int i;
-
-	o = snprintf(d->canon, sizeof(d->canon), "u:%s%s%s", d->name,
-		     d->has_flags ? ":" : "", d->has_flags ? d->flags : "");
-	for (i = 0; i < d->nr && o < sizeof(d->canon); i++) {
-		field_canon(&d->f[i], one, sizeof(one));
-		o += snprintf(d->canon + o, sizeof(d->canon) - o, "%s%s",
-			      i ? "; " : " ", one);
-	}
-}
-
-/*
- * What the ABI says of @desc. With V_OK, @d holds the event: name, flags,
- * fields with their record offsets, and its canonical dynamic_events line.
- */
-static enum verdict oracle(const char *desc, struct event_desc *d)
-{
-	const char *p = desc, *end, *colon, *rest, *piece;
-	enum verdict v = V_OK;
-	int len = strlen(desc), i, j, nlen, offset;
-
-	memset(d, 0, offsetof(struct event_desc, f));
-	if (len > DESC_LIMIT)
-		return V_E2BIG;
-	while (is_ws((unsigned char)*p))
-		p++;
-	for (end = p; *end && !is_ws((unsigned char)*end); end++)
-		;
-	colon = memchr(p, ':', end - p);
-	nlen = colon ? colon - p : end - p;
-	if (!is_ident(p, nlen) || nlen > 255)
-		return V_EINVAL;
-	copy_word(d->name, sizeof(d->name), p, nlen);
-	if (system_file_name(p, nlen))
-		return V_EINVAL;
-	if (colon) {
-		if (!flags_ok(colon + 1, end - colon - 1))
-			return V_EINVAL;
-		copy_word(d->flags, sizeof(d->flags), colon + 1, end - colon - 1);
-		d->has_flags = 1;
-	}
-	rest = end;
-	if (!is_blank(rest, strlen(rest))) {
-		int count = 1;
-
-		for (piece = rest; *piece; piece++)
-			count += *piece == ';';
-		piece = rest;
-		for (i = 0; i < count; i++) {
-			const char *semi = strchr(piece, ';');
-			int plen = semi ? semi - piece : (int)strlen(piece);
-
-			/* one trailing ';' is allowed */
-			if (i == count - 1 && i > 0 && is_blank(piece, plen))
-				break;
-			if (d->nr == MAX_FIELDS)
-				return V_EINVAL;
-			v = worst(v, parse_field(piece, plen, &d->f[d->nr++]));
-			if (v == V_EINVAL)
-				return V_EINVAL;
-			piece = semi ? semi + 1 : piece + plen;
-		}
-	}
-	for (i = 0; i < d->nr; i++)
-		for (j = 0; j < i; j++)
-			if (!strcmp(d->f[i].name, d->f[j].name))
-				return V_EINVAL;
-	offset = 8;
-	for (i = 0; i < d->nr; i++) {
-		d->f[i].offset = offset;
-		offset += d->f[i].size;
-	}
-	d->min_size = offset - 8;
-	build_canon(d);
-	/* what dynamic_events shows must register again */
-	if (strlen(d->canon + 2) > DESC_LIMIT)
-		return V_E2BIG;
-	return v;
-}
-
 /* tracefs ----------------------------------------------------------------- */
 
 static int dyn_cmd(const char *cmd)
 {
-	return ue_write_file(UE_DYN, cmd, O_APPEND);
+	return uet_write_file(UE_DYN, cmd, O_APPEND);
 }
 
 /* The name of a "u:" line of dynamic_events, into @name */
@@ -699,7 +302,7 @@ static int line_name(const char *line, int len, char *name)
 /* The dynamic_events line of @name into @out (without '\n'), or 0 */
 static int dyn_line(const char *name, char *out, size_t size)
 {
-	char *all = ue_read_file(UE_DYN), *p, *nl, lname[256];
+	char *all = uet_read_file(UE_DYN), *p, *nl, lname[256];
 	int found = 0;
 
 	if (!all)
@@ -770,7 +373,7 @@ static void drop_live(struct live *e)
  */
 static int dyn_new_lines(char *line, size_t size)
 {
-	char *all = ue_read_file(UE_DYN), *p, *nl, name[256];
+	char *all = uet_read_file(UE_DYN), *p, *nl, name[256];
 	int n = 0;
 
 	if (!all)
@@ -793,7 +396,7 @@ static int dyn_new_lines(char *line, size_t size)
 /* The user_events_status line of @name: its index and what follows it */
 static int status_line(const char *name, unsigned int *idx, char *tail, size_t size)
 {
-	char *all = ue_read_file(UE_STATUS), *p, *nl, *c;
+	char *all = uet_read_file(UE_STATUS), *p, *nl, *c;
 	size_t nlen = strlen(name);
 	int found = 0;
 
@@ -820,7 +423,7 @@ static int status_line(const char *name, unsigned int *idx, char *tail, size_t s
 /* "Active: N" of user_events_status */
 static int active_count(void)
 {
-	char *all = ue_read_file(UE_STATUS), *p;
+	char *all = uet_read_file(UE_STATUS), *p;
 	int n = -1;
 
 	p = all ? strstr(all, "\nActive: ") : NULL;
@@ -832,14 +435,20 @@ static int active_count(void)
 
 #define INSTANCE "instances/fuzz_test/"
 
+/* events/@sys/@name/@file, of the top buffer or of our instance */
+static char *sys_path(int inst, const char *sys, const char *name, const char *file)
+{
+	static char path[600];
+
+	snprintf(path, sizeof(path), TRACEFS "%sevents/%s/%s%s%s",
+		 inst ? INSTANCE : "", sys, name, *file ? "/" : "", file);
+	return path;
+}
+
 /* events/user_events/@name/@file, of the top buffer or of our instance */
 static char *inst_path(int inst, const char *name, const char *file)
 {
-	static char path[512];
-
-	snprintf(path, sizeof(path), TRACEFS "%sevents/user_events/%s%s%s",
-		 inst ? INSTANCE : "", name, *file ? "/" : "", file);
-	return path;
+	return sys_path(inst, USER_EVENTS_SYSTEM, name, file);
 }
 
 static char *event_path(const char *name, const char *file)
@@ -882,9 +491,9 @@ static int reg_ioctl(int fd, const char *desc, struct user_reg *reg)
 		char *at = (char *)guard + page_size - len;
 
 		memcpy(at, desc, len);
-		return ue_register(fd, at, reg);
+		return uet_register(fd, at, reg);
 	}
-	return ue_register(fd, desc, reg);
+	return uet_register(fd, desc, reg);
 }
 
 static int reg_dyn(const char *desc)
@@ -937,7 +546,7 @@ static int delete_any(struct live *e, int *method)
 	case 0:
 		set_ctx("DIAG_IOCSDEL", e->name);
 		fd = open_data();
-		ret = ue_delete(fd, e->name);
+		ret = uet_delete(fd, e->name);
 		close_data(fd);
 		return ret;
 	case 1:
@@ -1028,6 +637,7 @@ static const char *sep_field(int packed)
 	return packed ? ";" : pick(seps, ARRAY_SIZE(seps));
 }
 
+/* N as decimal or hex, sometimes with leading zeros (refused: rule 9) */
 static void render_number(char *out, size_t size, int n)
 {
 	int r = rnd_below(100);
@@ -1038,8 +648,10 @@ static void render_number(char *out, size_t size, int n)
 		snprintf(out, size, "0x%x", n);
 	else if (r < 88)
 		snprintf(out, size, "0X%X", n);
-	else
+	else if (r < 95)
 		snprintf(out, size, "0x%0*x", rnd_range(1, 40), n);
+	else
+		snprintf(out, size, "%0*d", rnd_range(1, 12), n);
 }
 
 static int gen_size(void)
@@ -1377,9 +989,9 @@ static void field_format(const struct field *f, char *out, size_t size)
  * Check events/user_events/NAME/format against @d; returns it without its
  * ID line (malloc()ed), for comparing two incarnations.
  */
-static char *check_format(const struct event_desc *d)
+static char *check_format_sys(const struct event_desc *d, const char *sys)
 {
-	char *fmt = ue_read_file(event_path(d->name, "format")), *p, *nl, *out;
+	char *fmt = uet_read_file(sys_path(0, sys, d->name, "format")), *p, *nl, *out;
 	char want[800], head[300];
 	int i, line = 0, field = -1, o = 0;
 
@@ -1427,6 +1039,11 @@ static char *check_format(const struct event_desc *d)
 		fail("format", "format of %s is incomplete (%d of %d fields)", d->name,
 		     field < 0 ? 0 : field, d->nr);
 	return out;
+}
+
+static char *check_format(const struct event_desc *d)
+{
+	return check_format_sys(d, USER_EVENTS_SYSTEM);
 }
 
 /* events/user_events/enable and filter stay files, whatever events are called */
@@ -1860,7 +1477,7 @@ struct perf_ring {
 /* The one perf consumer, closed by cleanup() too */
 static struct perf_ring ring = { .fd = -1 };
 
-static int perf_attach(const char *name, struct perf_ring *r)
+static int perf_attach_sys(const char *sys, const char *name, struct perf_ring *r)
 {
 	struct perf_event_attr pe = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -1869,7 +1486,7 @@ static int perf_attach(const char *name, struct perf_ring *r)
 		.sample_type = PERF_SAMPLE_RAW,
 		.wakeup_events = 1,
 	};
-	char *text = ue_read_file(event_path(name, "id"));
+	char *text = uet_read_file(sys_path(0, sys, name, "id"));
 	int id = text ? atoi(text) : -1;
 
 	free(text);
@@ -1885,6 +1502,11 @@ static int perf_attach(const char *name, struct perf_ring *r)
 		fail("perf", "mmap of the perf buffer: %s", strerror(errno));
 	r->data = (unsigned char *)r->meta + page_size;
 	return id;
+}
+
+static int perf_attach(const char *name, struct perf_ring *r)
+{
+	return perf_attach_sys(USER_EVENTS_SYSTEM, name, r);
 }
 
 static void perf_detach(struct perf_ring *r)
@@ -1951,7 +1573,7 @@ static void check_perf(struct perf_ring *r, int id, const struct records *want)
 static void check_trace(int inst, const struct event_desc *d, const struct records *want,
 			int subset)
 {
-	char *trace = ue_read_file(inst ? TRACEFS INSTANCE "trace" : TRACEFS "trace");
+	char *trace = uet_read_file(inst ? TRACEFS INSTANCE "trace" : TRACEFS "trace");
 	char *p, *nl, *got[64], *exp[MAX_WRITES], needle[300];
 	int n = 0, i, j, all_nice = 1;
 
@@ -2018,6 +1640,7 @@ static void check_trace(int inst, const struct event_desc *d, const struct recor
 
 enum {
 	OUT_OK = 1, OUT_EINVAL = 2, OUT_E2BIG = 4, OUT_ENOENT = 8, OUT_EFAULT = 16,
+	OUT_EBADF = 32,
 };
 
 static int outcome_bit(int ret)
@@ -2028,16 +1651,20 @@ static int outcome_bit(int ret)
 	case -E2BIG: return OUT_E2BIG;
 	case -ENOENT: return OUT_ENOENT;
 	case -EFAULT: return OUT_EFAULT;
+	case -EBADF: return OUT_EBADF;
 	}
 	return 0;
 }
 
 /*
  * One write of a payload for @d on @fd (write index @widx) with @consumers
- * attached; checks the outcome. An accepted write is added to @rec.
+ * attached; checks the outcome. An accepted write is added to @rec. With
+ * @bits the index is of an enable-bit registration: with nothing attached
+ * the write fails with EBADF where it would be taken (section 9); where it
+ * is refused for another reason, either errno may come first.
  */
-static void do_write(int fd, const struct event_desc *d, int widx, int consumers,
-		     struct records *rec)
+static void do_write_abi(int fd, const struct event_desc *d, int widx, int consumers,
+			 struct records *rec, int bits)
 {
 	static unsigned char wbuf[4 + PAYLOAD_BUF];
 	struct iovec iov[16];
@@ -2107,12 +1734,19 @@ static void do_write(int fd, const struct event_desc *d, int widx, int consumers
 		bad = 1;
 		allowed = consumers ? OUT_EFAULT : OUT_OK | OUT_EFAULT;
 	}
+	/* with nothing attached, an enable-bit index may be refused first */
+	if (bits && !consumers && total >= 4 && idx == widx) {
+		if (allowed & OUT_OK)
+			allowed = (allowed & ~OUT_OK) | OUT_EBADF;
+		else
+			allowed |= OUT_EBADF;
+	}
 	if (zap)
 		madvise(mem, MEM_PAGES * page_size, MADV_DONTNEED);
 
 	set_ctx(nseg == 1 ? "write" : "writev", "");
-	snprintf(ctx.text, sizeof(ctx.text), "index %d, %d bytes, %d segments%s%s, %s %#x: %s",
-		 idx, total, nseg, zap ? ", pages zapped" : "",
+	snprintf(ctx.text, sizeof(ctx.text), "index %d%s, %d bytes, %d segments%s%s, %s %#x: %s",
+		 idx, bits ? " (enable-bit)" : "", total, nseg, zap ? ", pages zapped" : "",
 		 bad ? ", last segment unreadable" : "", "consumers", consumers, d->canon);
 	ctx.payload = wbuf + 4;
 	ctx.payload_len = plen > 0 ? plen : 0;
@@ -2153,9 +1787,15 @@ static void do_write(int fd, const struct event_desc *d, int widx, int consumers
 	}
 }
 
+static void do_write(int fd, const struct event_desc *d, int widx, int consumers,
+		     struct records *rec)
+{
+	do_write_abi(fd, d, widx, consumers, rec, 0);
+}
+
 static void set_enable(int inst, const char *name, int on)
 {
-	int ret = ue_write_file(inst_path(inst, name, "enable"), on ? "1" : "0", O_TRUNC);
+	int ret = uet_write_file(inst_path(inst, name, "enable"), on ? "1" : "0", O_TRUNC);
 
 	if (ret)
 		fail("ftrace", "%s ftrace on %s%s: %s", on ? "enabling" : "disabling", name,
@@ -2248,7 +1888,7 @@ static void payload_phase(struct live *e, const struct event_desc *d)
 	struct user_reg reg;
 
 	set_ctx("DIAG_IOCSREG (for writing)", e->line + 2);
-	ret = ue_register(fd, e->line + 2, &reg);
+	ret = uet_register(fd, e->line + 2, &reg);
 	if (ret)
 		fail("register", "registering the live event %s: %s", e->name, err_name(ret));
 	if (reg.write_index != 0 || reg.status_index != e->sidx)
@@ -2258,27 +1898,27 @@ static void payload_phase(struct live *e, const struct event_desc *d)
 	if (ftrace) {
 		readback = chance(70);
 		if (readback)
-			ue_clear_trace();
+			uet_clear_trace();
 		set_enable(0, e->name, 1);
 		consumers |= EVENT_STATUS_FTRACE;
 		expect_status(e, consumers, "with ftrace");
 		/* a second ftrace consumer: our instance */
 		inst = chance(20);
 		if (inst) {
-			ue_write_file(TRACEFS INSTANCE "trace", "", O_TRUNC);
+			uet_write_file(TRACEFS INSTANCE "trace", "", O_TRUNC);
 			set_enable(1, e->name, 1);
 		}
 		if (chance(20)) {
 			gen_filter(d, filter, sizeof(filter));
 			set_ctx("set the filter", filter);
-			filtered = !ue_write_file(event_path(e->name, "filter"), filter, O_TRUNC);
+			filtered = !uet_write_file(event_path(e->name, "filter"), filter, O_TRUNC);
 		}
 	}
 	/* a hist trigger is a consumer of its own (and costly: not too often) */
 	if (chance(6)) {
 		gen_trigger(d, trigger, sizeof(trigger));
 		set_ctx("set the trigger", trigger);
-		triggered = !ue_write_file(event_path(e->name, "trigger"), trigger, O_APPEND);
+		triggered = !uet_write_file(event_path(e->name, "trigger"), trigger, O_APPEND);
 		if (triggered) {
 			consumers |= EVENT_STATUS_FTRACE;
 			expect_status(e, consumers, "with a hist trigger");
@@ -2310,17 +1950,17 @@ static void payload_phase(struct live *e, const struct event_desc *d)
 			     e->name, consumers, err_name(ret));
 	}
 	if (triggered) {
-		free(ue_read_file(event_path(e->name, "hist")));
+		free(uet_read_file(event_path(e->name, "hist")));
 		memmove(trigger + 1, trigger, strlen(trigger) + 1);
 		trigger[0] = '!';
 		set_ctx("remove the trigger", trigger);
-		ret = ue_write_file(event_path(e->name, "trigger"), trigger, O_APPEND);
+		ret = uet_write_file(event_path(e->name, "trigger"), trigger, O_APPEND);
 		if (ret)
 			fail("trigger", "removing the trigger of %s: %s", e->name, err_name(ret));
 	}
 	if (filtered) {
 		set_ctx("clear the filter", "0");
-		ret = ue_write_file(event_path(e->name, "filter"), "0", O_TRUNC);
+		ret = uet_write_file(event_path(e->name, "filter"), "0", O_TRUNC);
 		if (ret)
 			fail("filter", "clearing the filter of %s: %s", e->name, err_name(ret));
 	}
@@ -2359,7 +1999,7 @@ static void round_trip(struct live *e, const char *fmt)
 	if (chance(50)) {
 		set_ctx("round trip through DIAG_IOCSREG", e->line + 2);
 		fd = open_data();
-		ret = ue_register(fd, e->line + 2, &reg);
+		ret = uet_register(fd, e->line + 2, &reg);
 		e->sidx = reg.status_index;
 	} else {
 		set_ctx("round trip through dynamic_events", e->line);
@@ -2530,7 +2170,8 @@ static void respace(const char *line, char *out, size_t size)
 
 static void reg_edges(void)
 {
-	static const unsigned int sizes[] = { 0, 1, 16, 23, 25, 32, 4096, 0xffffffff };
+	/* 24 is this struct, 28 to 4096 the enable-bit one, more is E2BIG */
+	static const unsigned int sizes[] = { 0, 1, 16, 23, 25, 27, 4097, 0xffffffff };
 	static const unsigned long long ptrs[] = {
 		0, 1, 0xffffffff81000000ULL, 0x8000000000000000ULL, 0xffffffffffffffffULL,
 	};
@@ -2541,13 +2182,13 @@ static void reg_edges(void)
 	stats.edges++;
 	gen_desc(desc, sizeof(desc), NULL);
 	switch (rnd_below(8)) {
-	case 0:		/* a size other than 24 */
+	case 0:		/* a size of neither struct */
 		memset(&reg, 0, sizeof(reg));
 		reg.size = sizes[rnd_below(ARRAY_SIZE(sizes))];
 		reg.name_args = (unsigned long)desc;
 		set_ctx("DIAG_IOCSREG with a bad size", desc);
 		ret = ioctl(fd, DIAG_IOCSREG, &reg) ? -errno : 0;
-		expect_err("DIAG_IOCSREG size", ret, -EINVAL);
+		expect_err("DIAG_IOCSREG size", ret, reg.size > 4096 ? -E2BIG : -EINVAL);
 		break;
 	case 1:		/* a description nobody can read */
 		memset(&reg, 0, sizeof(reg));
@@ -2564,7 +2205,7 @@ static void reg_edges(void)
 		memset(at, 'a', len);
 		set_ctx("DIAG_IOCSREG, no NUL before PROT_NONE", "");
 		snprintf(ctx.text, sizeof(ctx.text), "%d bytes of 'a'", len);
-		ret = ue_register(fd, at, &reg);
+		ret = uet_register(fd, at, &reg);
 		if (len < DESC_LIMIT + 1)
 			expect_err("DIAG_IOCSREG unterminated", ret, -EFAULT);
 		else if (len > DESC_LIMIT + 1)
@@ -2592,7 +2233,7 @@ static void reg_edges(void)
 		memset(at, 'q', len);
 		at[len] = '\0';
 		set_ctx("DIAG_IOCSDEL of a name nobody has", at);
-		ret = ue_delete(fd, at);
+		ret = uet_delete(fd, at);
 		if (ret != -ENOENT && ret != -EINVAL)
 			fail("DIAG_IOCSDEL", "%s, want ENOENT or EINVAL", err_name(ret));
 		break;
@@ -2601,7 +2242,7 @@ static void reg_edges(void)
 		at = (char *)guard + page_size - len;
 		memset(at, 'q', len);
 		set_ctx("DIAG_IOCSDEL, no NUL before PROT_NONE", "");
-		ret = ue_delete(fd, at);
+		ret = uet_delete(fd, at);
 		if (ret != -EFAULT && ret != -EINVAL)
 			fail("DIAG_IOCSDEL", "%s, want EFAULT or EINVAL", err_name(ret));
 		break;
@@ -2673,7 +2314,7 @@ static void refs_scenario(void)
 	for (i = 0; i < n; i++) {
 		fds[i] = open_data();
 		set_ctx("DIAG_IOCSREG on several fds", desc);
-		ret = ue_register(fds[i], desc, &reg);
+		ret = uet_register(fds[i], desc, &reg);
 		if (ret)
 			fail("refs", "registering a valid event on fd %d: %s", i,
 			     err_name(ret));
@@ -2734,7 +2375,7 @@ static void many_events(void)
 		while (oracle(desc, &d) != V_OK || d.min_size > 4 ||
 		       strlen(d.canon + 2) > DESC_LIMIT);
 		set_ctx("DIAG_IOCSREG of many events", desc);
-		ret = ue_register(fd, desc, &reg);
+		ret = uet_register(fd, desc, &reg);
 		if (ret)
 			fail("many", "registering event %d: %s", i, err_name(ret));
 		if ((int)reg.write_index != i)
@@ -2754,6 +2395,1189 @@ static void many_events(void)
 	close_data(fd);
 }
 
+/* The enable-bit ABI (section 9), on the model of fuzz_model.h ---------- */
+
+/* Errno sets ----------------------------------------------------------------- */
+
+static const int errno_list[] = {
+	0, EINVAL, E2BIG, EFAULT, EADDRINUSE, EPERM, ENOENT, EBUSY, EBADF,
+};
+
+static unsigned int es(int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(errno_list); i++)
+		if (errno_list[i] == err)
+			return 1u << i;
+	return 1u << 31;
+}
+
+/* @ret (0 or -errno) must be one of @set */
+static void expect_set(const char *what, int ret, unsigned int set)
+{
+	char names[200];
+	unsigned int i;
+	int o = 0;
+
+	if (es(-ret) & set)
+		return;
+	names[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(errno_list); i++)
+		if (set & (1u << i))
+			o += snprintf(names + o, sizeof(names) - o, "%s%s", o ? " or " : "",
+				      err_name(-errno_list[i]));
+	fail(what, "%s: got %s, want %s", what, err_name(ret), names);
+}
+
+/* The first byte where @a and @b differ, or -1 */
+static long first_diff(const unsigned char *a, const unsigned char *b, long len)
+{
+	long i;
+
+	if (!memcmp(a, b, len))
+		return -1;
+	for (i = 0; a[i] == b[i]; i++)
+		;
+	return i;
+}
+
+/*
+ * Every word the enablers name is as the model says, and every other bit
+ * of memory around them untouched. The kernel updates a bit before the
+ * call that changed it returns; on a page that was not present (after a
+ * zap, @lenient) a worker may do it shortly after.
+ */
+static void check_words(const char *when, int lenient)
+{
+	const unsigned char *got = NULL, *want = NULL;
+	int tries = 0;
+	long off;
+
+	for (;;) {
+		off = first_diff(words, words_shadow, WORD_PAGES * page_size);
+		if (off >= 0) {
+			got = words + off;
+			want = words_shadow + off;
+		} else {
+			off = first_diff((unsigned char *)bss_words,
+					 (unsigned char *)bss_shadow, sizeof(bss_words));
+			if (off < 0)
+				break;
+			got = (unsigned char *)bss_words + off;
+			want = (unsigned char *)bss_shadow + off;
+		}
+		if (!lenient || ++tries > SETTLE_MS)
+			fail("enable bit", "%s: the byte at %p is %#x, want %#x%s", when,
+			     (void *)got, *got, *want,
+			     lenient ? " (2 s after, the page had been dropped)" : "");
+		usleep(1000);
+	}
+	bits.zapped = 0;
+	stats.bits_word_checks++;
+}
+
+/* A free bit of a word of @size bytes: the memfd pages or .bss, few words */
+static void pick_word(int size, unsigned long *addr, int *bit)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (chance(70)) {
+			int s = rnd_below(MEM_SLOTS);
+
+			*addr = (unsigned long)words + (s % WORD_PAGES) * page_size +
+				(s / WORD_PAGES) * 8;
+		} else {
+			*addr = (unsigned long)&bss_words[rnd_below(BSS_SLOTS)];
+		}
+		if (size == 4 && chance(50))
+			*addr += 4;
+		*bit = rnd_below(8 * size);
+		if (!bit_taken(*addr, *bit))
+			return;
+	}
+	fail("internal", "no free enable bit");
+}
+
+/* Drop the pages of the words: the kernel must fault them in to update */
+static void zap_words(void)
+{
+	if (madvise(words, WORD_PAGES * page_size, MADV_DONTNEED))
+		fail("internal", "madvise: %s", strerror(errno));
+	bits.zapped = 1;
+}
+
+/* Events ------------------------------------------------------------------------ */
+
+static int ev_exists(const struct bits_event *e)
+{
+	return !access(sys_path(0, e->sys, e->d->name, ""), F_OK);
+}
+
+/* Wait up to @ms for events/@sys/@name to go; 1 when gone */
+static int wait_gone(const char *sys, const char *name, int ms)
+{
+	int i;
+
+	for (i = 0; ; i++) {
+		if (access(sys_path(0, sys, name, ""), F_OK))
+			return 1;
+		if (i >= ms)
+			return 0;
+		usleep(1000);
+	}
+}
+
+/*
+ * After a reference of @ev went: an event created through this ABI without
+ * PERSIST goes with its last reference, synchronously when that was an fd
+ * or an enabler, shortly after when it was a consumer (@async); else it
+ * stays.
+ */
+static void settle(int ev, int async, const char *when)
+{
+	struct bits_event *e = &bits.ev[ev];
+	char line[2 * TEXT_MAX];
+
+	if (e->gone)
+		return;
+	if (e->stays || ev_refs(ev)) {
+		if (!ev_exists(e))
+			fail("lifetime", "%s went %s, held: fds %#x, %d enablers, %d consumers%s",
+			     e->d->name, when, e->fds, ev_enablers(ev),
+			     ev_consumers(e), e->stays ? ", and it should stay" : "");
+		return;
+	}
+	if (!wait_gone(e->sys, e->d->name, async ? SETTLE_MS : 0))
+		fail("lifetime", "%s still there %s%s: enable-bit event, no PERSIST, no holder",
+		     e->d->name, when,
+		     async ? " (2 s after)" : "");
+	if (!e->multi && dyn_line(e->d->name, line, sizeof(line)))
+		fail("lifetime", "%s went, but dynamic_events still shows it", e->d->name);
+	e->gone = 1;
+	stats.bits_gone++;
+}
+
+static void settle_all(int async, const char *when)
+{
+	int i;
+
+	for (i = 0; i < bits.nr_ev; i++)
+		settle(i, async, when);
+}
+
+static int new_event(const struct event_desc *want, int multi, const char *dir)
+{
+	struct bits_event *e;
+	int f;
+
+	if (bits.nr_ev == BITS_EVENTS)
+		fail("internal", "too many enable-bit events");
+	e = &bits.ev[bits.nr_ev];
+	memset(e, 0, sizeof(*e));
+	e->d = malloc(sizeof(*e->d));
+	if (!e->d)
+		ksft_exit_fail_msg("out of memory\n");
+	memcpy(e->d, want, sizeof(*want));
+	snprintf(e->reg_name, sizeof(e->reg_name), "%s", want->name);
+	e->multi = multi;
+	snprintf(e->sys, sizeof(e->sys), "%s",
+		 multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM);
+	if (multi)
+		snprintf(e->d->name, sizeof(e->d->name), "%s", dir);
+	for (f = 0; f < BITS_FDS; f++) {
+		bits.widx[f][bits.nr_ev][0] = -1;
+		bits.widx[f][bits.nr_ev][1] = -1;
+	}
+	bits.created++;
+	return bits.nr_ev++;
+}
+
+/* A random event not gone, matching @multi (-1: any), or -1 */
+static int some_event(int multi)
+{
+	int i, n = 0, pickd = -1;
+
+	for (i = 0; i < bits.nr_ev; i++) {
+		if (bits.ev[i].gone || (multi >= 0 && bits.ev[i].multi != multi))
+			continue;
+		if (!rnd_below(++n))
+			pickd = i;
+	}
+	return pickd;
+}
+
+/* The plain event (not gone) called @name, or -1 */
+static int plain_named(const char *name)
+{
+	int i;
+
+	for (i = 0; i < bits.nr_ev; i++)
+		if (!bits.ev[i].gone && !bits.ev[i].multi &&
+		    !strcmp(bits.ev[i].reg_name, name))
+			return i;
+	return -1;
+}
+
+/* A multi-format event (not gone) called @name, with the format of @d */
+static int multi_named(const char *name, const struct event_desc *d, int *any)
+{
+	int i, found = -1;
+
+	*any = 0;
+	for (i = 0; i < bits.nr_ev; i++) {
+		const struct bits_event *e = &bits.ev[i];
+
+		if (e->gone || !e->multi || strcmp(e->reg_name, name))
+			continue;
+		*any = 1;
+		if (!strcmp(line_fields(e->d->canon), line_fields(d->canon)))
+			found = i;
+	}
+	return found;
+}
+
+static int known_dir(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < bits.nr_ev; i++)
+		if (!bits.ev[i].gone && bits.ev[i].multi && !strcmp(bits.ev[i].d->name, dir))
+			return 1;
+	return 0;
+}
+
+/*
+ * The directories events/user_events_multi/@name.<hex id> that are not one
+ * of our events: how many, the first into @dir
+ */
+static int new_multi_dirs(const char *name, char *dir, size_t size)
+{
+	DIR *dp = opendir(TRACEFS "events/" USER_EVENTS_MULTI_SYSTEM);
+	size_t len = strlen(name);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dp)
+		return 0;
+	while ((de = readdir(dp))) {
+		const char *id = de->d_name + len + 1;
+
+		if (strncmp(de->d_name, name, len) || de->d_name[len] != '.' || !*id ||
+		    strspn(id, "0123456789abcdef") != strlen(id) || known_dir(de->d_name))
+			continue;
+		if (!n++)
+			snprintf(dir, size, "%s", de->d_name);
+	}
+	closedir(dp);
+	return n;
+}
+
+/* @got, the write index @fd slot got for @ev: the same again, else a new one */
+static void check_widx(int slot, int ev, int bits_abi, unsigned int got)
+{
+	int *w = &bits.widx[slot][ev][bits_abi], i, a;
+
+	if (*w >= 0) {
+		if ((int)got != *w)
+			fail("write index", "%s again, same fd, same ABI: write index %u, was %d",
+			     bits.ev[ev].d->name, got, *w);
+		return;
+	}
+	for (i = 0; i < bits.nr_ev; i++)
+		for (a = 0; a < 2; a++)
+			if (bits.widx[slot][i][a] == (int)got)
+				fail("write index", "%s got index %u, on that fd %s's (%s ABI)",
+				     bits.ev[ev].d->name, got,
+				     bits.ev[i].d->name, a ? "enable-bit" : "status-page");
+	*w = got;
+}
+
+/* Listed where it should be: dynamic_events, user_events_status (slot only) */
+static void check_listing(int ev)
+{
+	struct bits_event *e = &bits.ev[ev];
+	char line[2 * TEXT_MAX], tail[TEXT_MAX];
+	unsigned int idx;
+	int n;
+
+	if (e->multi) {
+		if (!ev_exists(e))
+			fail("listing", "events/%s/%s is not there", e->sys, e->d->name);
+		return;
+	}
+	if (!dyn_line(e->d->name, line, sizeof(line)))
+		fail("listing", "%s is not in dynamic_events", e->d->name);
+	if (strcmp(line, e->d->canon))
+		fail("listing", "dynamic_events shows '%s', want '%s'", line, e->d->canon);
+	n = status_line(e->d->name, &idx, tail, sizeof(tail));
+	if (!e->has_sidx && n)
+		fail("listing", "user_events_status lists %s, an enable-bit event",
+		     e->d->name);
+	if (e->has_sidx && (n != 1 || idx != e->sidx))
+		fail("listing", "user_events_status shows %s %d times (index %u, want %u)",
+		     e->d->name, n, n ? idx : 0, e->sidx);
+}
+
+/* The status byte of an event with a slot follows the same consumers */
+static void check_status_byte(int ev)
+{
+	const struct bits_event *e = &bits.ev[ev];
+
+	if (e->has_sidx && !status_page[e->sidx] != !ev_consumers(e))
+		fail("status", "status byte of %s is %#x with %d consumers", e->d->name,
+		     status_page[e->sidx], ev_consumers(e));
+}
+
+/* fds ---------------------------------------------------------------------------- */
+
+static int slot_fd(int slot)
+{
+	if (bits.fd[slot] < 0) {
+		int ev, a;
+
+		bits.fd[slot] = open_data();
+		for (ev = 0; ev < BITS_EVENTS; ev++)
+			for (a = 0; a < 2; a++)
+				bits.widx[slot][ev][a] = -1;
+	}
+	return bits.fd[slot];
+}
+
+/* An open fd of ours, any (enablers belong to the process, not to an fd) */
+static int any_fd(void)
+{
+	return slot_fd(rnd_below(WRITER));
+}
+
+static void close_slot(int slot)
+{
+	int ev;
+
+	if (bits.fd[slot] < 0)
+		return;
+	close_data(bits.fd[slot]);
+	bits.fd[slot] = -1;
+	for (ev = 0; ev < bits.nr_ev; ev++)
+		bits.ev[ev].fds &= ~(1 << slot);
+	settle_all(0, "after close() of the last fd that held it");
+}
+
+/* Registering ------------------------------------------------------------------- */
+
+/* What one DIAG_IOCSREG through struct user_reg_bits is given and expects */
+struct bits_try {
+	unsigned int size;
+	int esize, size_field, bit, flags;
+	unsigned long addr;
+	int tail_at, guard_len, null;	/* a non-zero tail byte; placement */
+	unsigned int set;	/* the errnos the ABI allows; 0: success */
+};
+
+/*
+ * The fields around the description, valid or not (all valid when @clean),
+ * and what each allows
+ */
+static void gen_reg_struct(struct bits_try *t, int clean, int force_fail)
+{
+	static const int odd_sizes[] = { 0, 1, 2, 3, 5, 6, 7, 9, 12, 16, 32, 255 };
+	static const unsigned int bad_struct[] = { 0, 1, 4, 8, 16, 20, 23, 25, 26, 27 };
+	static const unsigned long long bad_addr[] = {
+		0, 0xffffffff81000000ULL, 0x8000000000000000ULL, 0xfffffffffffff000ULL,
+	};
+	int r = rnd_below(100);
+
+	t->esize = chance(50) ? 4 : 8;
+	t->size_field = t->esize;
+	t->size = 28;
+	if (clean)
+		r = 0;
+	/* where the bit is */
+	if (r < 82) {
+		pick_word(t->esize, &t->addr, &t->bit);
+	} else if (r < 88 && bits.nr_en) {
+		const struct enabler *en = &bits.en[rnd_below(bits.nr_en)];
+
+		t->addr = en->addr;
+		t->bit = en->bit;
+		t->esize = en->size;
+		t->size_field = en->size;
+		t->set |= es(EADDRINUSE);
+	} else if (r < 92) {
+		pick_word(t->esize, &t->addr, &t->bit);
+		t->addr += rnd_range(1, t->esize - 1);
+		t->set |= es(EINVAL);
+	} else if (r < 97) {
+		/* the read-only page or the PROT_NONE one after the words */
+		t->addr = (unsigned long)words + (r < 95 ? 2 : 3) * page_size +
+			  t->esize * rnd_below(page_size / t->esize);
+		t->bit = rnd_below(8 * t->esize);
+		t->set |= es(EFAULT);
+	} else {
+		t->addr = chance(50) ? (unsigned long)(guard + page_size) :
+			  bad_addr[rnd_below(ARRAY_SIZE(bad_addr))];
+		t->bit = rnd_below(8 * t->esize);
+		t->set |= es(EFAULT);
+	}
+	if (!clean && chance(5)) {
+		t->bit = rnd_range(8 * t->esize, 255);
+		t->set |= es(EINVAL);
+	}
+	if ((!clean && chance(5)) || force_fail) {
+		t->size_field = odd_sizes[rnd_below(ARRAY_SIZE(odd_sizes))];
+		t->set |= es(EINVAL);
+	}
+	/* the struct's own size and tail */
+	r = rnd_below(100);
+	if (clean || r < 75) {
+		;
+	} else if (r < 85) {
+		t->size = rnd_range(29, 64);
+	} else if (r < 87) {
+		t->size = page_size;
+	} else if (r < 91) {
+		t->size = rnd_range(29, 64);
+		t->tail_at = rnd_range(28, t->size - 1);
+		t->set |= es(E2BIG);
+	} else if (r < 94) {
+		t->size = chance(50) ? page_size + rnd_range(1, page_size) : 0xffffffff;
+		t->set |= es(E2BIG);
+	} else {
+		t->size = bad_struct[rnd_below(ARRAY_SIZE(bad_struct))];
+		t->set |= es(EINVAL);
+	}
+	/* a struct that runs into a PROT_NONE page, or no struct at all */
+	if (clean) {
+		;
+	} else if (chance(4) && t->size > 4 && t->size <= 64) {
+		t->guard_len = rnd_range(4, t->size - 1);
+		t->set |= es(EFAULT);
+	} else if (chance(1)) {
+		t->null = 1;
+		t->set |= es(EFAULT);
+	}
+}
+
+/* Register (@desc, @t) on @slot's fd; returns 0 or -errno, the index in @widx */
+static int do_reg(int slot, const char *desc, const struct bits_try *t,
+		  unsigned int *widx)
+{
+	static unsigned char buf[REG_BUF];
+	struct user_reg_bits reg = {
+		.size = t->size,
+		.enable_bit = t->bit,
+		.enable_size = t->size_field,
+		.flags = t->flags,
+		.enable_addr = t->addr,
+		.name_args = (unsigned long)desc,
+	};
+	unsigned char *at = buf;
+	int ret, len = sizeof(reg);
+
+	memset(buf, 0, sizeof(buf));
+	if (t->tail_at)
+		buf[t->tail_at] = rnd_range(1, 255);
+	if (t->guard_len) {
+		/* the first guard_len bytes readable, the rest PROT_NONE */
+		at = guard + page_size - t->guard_len;
+		memset(at, 0, t->guard_len);
+		if (t->guard_len < len)
+			len = t->guard_len;
+	}
+	memcpy(at, &reg, len);
+	ret = ioctl(slot_fd(slot), DIAG_IOCSREG, t->null ? NULL : at) ? -errno : 0;
+	memcpy(&reg, at, len);
+	*widx = reg.write_index;
+	stats.bits_regs++;
+	return ret;
+}
+
+/* The fields of @line spaced anew: the same format (no flags: they may count) */
+static void same_format(const struct event_desc *d, const char *name, char *out,
+			size_t size)
+{
+	const char *p = line_fields(d->canon);
+	int o = snprintf(out, size, "%s%s", chance(20) ? sep_ws() : "", name);
+
+	if (*p)
+		o += snprintf(out + o, size - o, "%s", sep_ws());
+	for (; *p && o < (int)size - 8; p++) {
+		if (p[0] == ';' && p[1] == ' ') {
+			o += snprintf(out + o, size - o, "%s", sep_field(0));
+			p++;
+		} else if (*p == ' ') {
+			o += snprintf(out + o, size - o, "%s", sep_ws());
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* A failed registration made nothing (an event it made went with it) */
+static void check_nothing_made(const struct event_desc *want, int multi, int persist)
+{
+	char dir[300];
+	int i;
+
+	if (multi) {
+		for (i = 0; i < SETTLE_MS && new_multi_dirs(want->name, dir, sizeof(dir)); i++)
+			usleep(1000);
+		if (new_multi_dirs(want->name, dir, sizeof(dir)))
+			fail("register", "a failed registration left events/%s/%s",
+			     USER_EVENTS_MULTI_SYSTEM, dir);
+		return;
+	}
+	if (plain_named(want->name) >= 0 || is_pre(want->name))
+		return;
+	if (wait_gone(USER_EVENTS_SYSTEM, want->name, SETTLE_MS))
+		return;
+	/* as Linux 6.12: PERSIST applies once the event exists; delete it */
+	if (persist) {
+		int ev = new_event(want, 0, NULL);
+
+		bits.ev[ev].persist = 1;
+		bits.ev[ev].stays = 1;
+		return;
+	}
+	fail("register", "a failed registration left %s behind", want->name);
+}
+
+/*
+ * One registration through struct user_reg_bits: a description (new, of an
+ * event of ours, or mutated), flags, the word, the bit, the struct's size,
+ * valid or not; the errno must be one the ABI allows, the model follows.
+ */
+static void bits_register(void)
+{
+	static char desc[TEXT_MAX];
+	static struct event_desc want;
+	struct bits_try t = { 0 };
+	enum verdict v;
+	int slot = rnd_below(WRITER), r = rnd_below(100), target = -1, ev = -1;
+	int plain, multi_same, multi_any, ret, persist, multi, name_ok, clean = chance(50);
+	int bad_name = 0;
+	unsigned int widx = 0, desc_set = 0;
+	char dir[300] = "";
+
+	/* the description */
+	target = r < 30 ? some_event(-1) : -1;
+	if (target >= 0) {
+		struct bits_event *e = &bits.ev[target];
+
+		if (chance(70))
+			same_format(e->d, e->reg_name, desc, sizeof(desc));
+		else
+			gen_desc(desc, sizeof(desc), e->reg_name);
+	} else {
+		if (bits.created >= BITS_NEW_MAX)
+			return;
+		gen_desc(desc, sizeof(desc), NULL);
+		if (!clean && chance(40)) {
+			mutate(desc, sizeof(desc));
+			stats.mutated++;
+		}
+	}
+	v = oracle(desc, &want);
+	name_ok = !!want.name[0];
+	if (name_ok && (is_pre(want.name) || is_live(want.name) >= 0))
+		return;
+	plain = plain_named(want.name);
+	multi_same = multi_named(want.name, &want, &multi_any);
+	/* whether text flags make another format is not the ABI's to say */
+	if (multi_any && want.has_flags)
+		return;
+
+	/* the flags: an event is plain or multi-format, each name one or the other */
+	r = rnd_below(clean ? 95 : 100);
+	t.flags = r < 65 ? 0 : r < 75 ? USER_EVENT_REG_PERSIST :
+		  r < 92 ? USER_EVENT_REG_MULTI_FORMAT :
+		  r < 95 ? USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT :
+		  (USER_EVENT_REG_MAX << rnd_below(14)) | rnd_below(4);
+	if ((t.flags & USER_EVENT_REG_MULTI_FORMAT) &&
+	    (plain >= 0 || want.has_flags || system_file_name(want.name, strlen(want.name)) ||
+	     strlen(want.name) > 200))
+		t.flags &= ~USER_EVENT_REG_MULTI_FORMAT;
+	if (!(t.flags & USER_EVENT_REG_MULTI_FORMAT) && multi_any)
+		t.flags = (t.flags & ~USER_EVENT_REG_PERSIST) | USER_EVENT_REG_MULTI_FORMAT;
+	if (t.flags >= USER_EVENT_REG_MAX)
+		t.set |= es(EINVAL);
+	persist = t.flags & USER_EVENT_REG_PERSIST;
+	multi = !!(t.flags & USER_EVENT_REG_MULTI_FORMAT);
+	/* a persistent multi-format event has no name to delete it by: never made */
+	gen_reg_struct(&t, clean, persist && multi && t.flags < USER_EVENT_REG_MAX);
+
+	/* the description's own verdict, and a name taken with other fields */
+	if (v == V_EINVAL)
+		desc_set = es(EINVAL);
+	else if (v == V_E2BIG)
+		desc_set = es(E2BIG);
+	else if (!multi && plain >= 0 &&
+		 strcmp(line_fields(bits.ev[plain].d->canon), line_fields(want.canon)))
+		desc_set = es(EADDRINUSE);
+	if (!clean && chance(3)) {
+		/* a description nobody can read */
+		desc_set = es(EFAULT);
+		bad_name = 1;
+	}
+	t.set |= desc_set;
+
+	set_ctx("DIAG_IOCSREG (enable bit)", bad_name ? "(name_args: PROT_NONE)" : desc);
+	snprintf(ctx.op, sizeof(ctx.op), "DIAG_IOCSREG bits size %u flags %#x",
+		 t.size, t.flags);
+	snprintf(ctx.text + strlen(ctx.text), sizeof(ctx.text) - strlen(ctx.text),
+		 " [enable_size %d, enable_bit %d, enable_addr %#lx%s%s%s]", t.size_field,
+		 t.bit, t.addr, t.tail_at ? ", non-zero tail" : "",
+		 t.guard_len ? ", struct runs into PROT_NONE" : "",
+		 t.null ? ", NULL struct" : "");
+	/* a word whose page is not there: still right when the ioctl returns */
+	if (chance(10))
+		zap_words();
+	ret = do_reg(slot, bad_name ? (const char *)(guard + page_size) : desc, &t, &widx);
+	if (opt.verbose)
+		ksft_print_msg("%s '%s' -> %s\n", ctx.op, ctx.text, err_name(ret));
+	expect_set("register (enable bit)", ret, t.set ? t.set : es(0));
+	if (ret) {
+		if (v == V_OK && !bad_name)
+			check_nothing_made(&want, multi, persist);
+		check_words("after a failed registration", 0);
+		return;
+	}
+	stats.bits_regs_ok++;
+
+	/* which event: the one of this name and fields, or a new one */
+	if (multi) {
+		int n = new_multi_dirs(want.name, dir, sizeof(dir));
+
+		if (multi_same >= 0 && n)
+			fail("multi-format", "the same format again made events/%s/%s",
+			     USER_EVENTS_MULTI_SYSTEM, dir);
+		if (multi_same < 0 && n != 1)
+			fail("multi-format", "a new format of %s made %d events in %s", want.name,
+			     n, USER_EVENTS_MULTI_SYSTEM);
+		ev = multi_same >= 0 ? multi_same : new_event(&want, 1, dir);
+	} else if (plain >= 0) {
+		ev = plain;
+	} else {
+		ev = new_event(&want, 0, NULL);
+	}
+	if (persist) {
+		bits.ev[ev].persist = 1;
+		bits.ev[ev].stays = 1;
+	}
+	bits.ev[ev].fds |= 1 << slot;
+	add_enabler(t.addr, t.bit, t.esize, ev);
+	check_widx(slot, ev, 1, widx);
+	if (ev == bits.nr_ev - 1 && (multi ? multi_same < 0 : plain < 0))
+		free(check_format_sys(bits.ev[ev].d, bits.ev[ev].sys));
+	check_listing(ev);
+	check_words("after a registration", 0);
+}
+
+/* The status-page ABI on an event of ours, or a new event made through it */
+static void bits_status_reg(int fresh)
+{
+	static char desc[TEXT_MAX];
+	static struct event_desc want;
+	struct user_reg reg;
+	int slot = rnd_below(WRITER), ev = fresh ? -1 : some_event(0), ret;
+
+	if (fresh) {
+		if (bits.created >= BITS_NEW_MAX)
+			return;
+		do
+			gen_desc(desc, sizeof(desc), NULL);
+		while (oracle(desc, &want) != V_OK || plain_named(want.name) >= 0 ||
+		       is_pre(want.name));
+	} else {
+		if (ev < 0)
+			return;
+		snprintf(desc, sizeof(desc), "%s", bits.ev[ev].d->canon + 2);
+	}
+	set_ctx("DIAG_IOCSREG (status page) of an enable-bit event", desc);
+	ret = uet_register(slot_fd(slot), desc, &reg);
+	if (ret)
+		fail("register", "status-page registration: %s", err_name(ret));
+	if (fresh) {
+		ev = new_event(&want, 0, NULL);
+		if (!dyn_line(want.name, desc, sizeof(desc)) || strcmp(desc, want.canon))
+			fail("register", "a new status-page event is not in dynamic_events as '%s'",
+			     want.canon);
+	}
+	if (bits.ev[ev].has_sidx && reg.status_index != bits.ev[ev].sidx)
+		fail("register", "%s: status index %u, was %u", bits.ev[ev].d->name,
+		     reg.status_index, bits.ev[ev].sidx);
+	/* a status-page slot: the event stays until deleted */
+	bits.ev[ev].has_sidx = 1;
+	bits.ev[ev].sidx = reg.status_index;
+	bits.ev[ev].stays = 1;
+	bits.ev[ev].fds |= 1 << slot;
+	check_widx(slot, ev, 0, reg.write_index);
+	check_listing(ev);
+	check_status_byte(ev);
+}
+
+/* DIAG_IOCSUNREG: the enabler at (address, bit) goes and its bit clears */
+static void bits_unreg(void)
+{
+	static unsigned char buf[REG_BUF];
+	struct user_unreg u = { .size = sizeof(u) };
+	unsigned int set = 0, maybe = 0;
+	int r = rnd_below(100), match, ret, ev, len = sizeof(u);
+	unsigned long addr;
+	unsigned char *at = buf;
+	int bit;
+
+	if (bits.nr_en && r < 65) {
+		const struct enabler *en = &bits.en[rnd_below(bits.nr_en)];
+
+		addr = en->addr;
+		bit = en->bit;
+	} else {
+		pick_word(chance(50) ? 4 : 8, &addr, &bit);
+		if (chance(15))
+			bit = rnd_range(64, 255);
+	}
+	match = find_enabler(addr, bit);
+	u.disable_bit = bit;
+	u.disable_addr = addr;
+	memset(buf, 0, sizeof(buf));
+	r = rnd_below(100);
+	if (r < 8) {
+		if (chance(50))
+			u.__reserved = rnd_range(1, 255);
+		else
+			u.__reserved2 = rnd_range(1, 65535);
+		set |= es(EINVAL);
+	} else if (r < 15) {
+		static const unsigned int small[] = { 0, 1, 4, 8, 12, 15 };
+
+		u.size = small[rnd_below(ARRAY_SIZE(small))];
+		set |= es(EINVAL);
+	} else if (r < 20) {
+		/* larger, zero tail: upstream takes it, "a bad size" may not */
+		u.size = rnd_range(17, 64);
+		maybe |= es(EINVAL);
+	} else if (r < 23) {
+		u.size = rnd_range(17, 64);
+		buf[rnd_range(16, u.size - 1)] = rnd_range(1, 255);
+		set |= es(EINVAL) | es(E2BIG);
+	} else if (r < 25) {
+		u.size = chance(50) ? page_size + rnd_range(1, page_size) : 0xffffffff;
+		set |= es(EINVAL) | es(E2BIG);
+	} else if (r < 29) {
+		/* the struct runs into PROT_NONE, or is not there */
+		len = rnd_range(4, sizeof(u) - 1);
+		at = chance(80) ? guard + page_size - len : NULL;
+		set |= es(EFAULT);
+	}
+	/* an invalid argument may be seen before the lookup, never after success */
+	if (set)
+		set |= match < 0 ? es(ENOENT) : 0;
+	else
+		set = maybe | es(match < 0 ? ENOENT : 0);
+	if (at)
+		memcpy(at, &u, len);
+	set_ctx("DIAG_IOCSUNREG", "");
+	snprintf(ctx.text, sizeof(ctx.text), "size %u, bit %d, addr %#lx, reserved %u/%u%s%s",
+		 u.size, bit, addr, u.__reserved, u.__reserved2,
+		 at && at != buf ? ", struct runs into PROT_NONE" : "", at ? "" : ", NULL");
+	ret = ioctl(any_fd(), DIAG_IOCSUNREG, at) ? -errno : 0;
+	if (opt.verbose)
+		ksft_print_msg("DIAG_IOCSUNREG %s -> %s\n", ctx.text, err_name(ret));
+	stats.bits_unregs++;
+	expect_set("DIAG_IOCSUNREG", ret, set);
+	if (ret)
+		return;
+	stats.bits_unregs_ok++;
+	ev = bits.en[match].ev;
+	drop_enabler(match);
+	check_words("after DIAG_IOCSUNREG", bits.zapped);
+	settle(ev, 0, "after DIAG_IOCSUNREG of its last enabler");
+}
+
+/* Consumers ----------------------------------------------------------------------- */
+
+static int ring_busy(void)
+{
+	return ring.fd >= 0;
+}
+
+/* Attach or detach one consumer of @ev: 0 ftrace, 1 our instance, 2 perf */
+static void bits_consumer(int ev, int which, int on)
+{
+	struct bits_event *e = &bits.ev[ev];
+	int *state = which == 0 ? &e->ftrace : which == 1 ? &e->inst : &e->perf;
+	char when[64];
+
+	if (*state == on)
+		return;
+	if (on && chance(25))
+		zap_words();
+	set_ctx(on ? "attach a consumer" : "detach a consumer", e->d->name);
+	if (which == 2) {
+		if (on)
+			perf_attach_sys(e->sys, e->d->name, &ring);
+		else
+			perf_detach(&ring);
+	} else {
+		int ret = uet_write_file(sys_path(which, e->sys, e->d->name, "enable"),
+					on ? "1" : "0", O_TRUNC);
+
+		if (ret)
+			fail("ftrace", "%s %s%s: %s", on ? "enabling" : "disabling", e->d->name,
+			     which ? " in the instance" : "", err_name(ret));
+	}
+	*state = on;
+	shadow_event(ev);
+	snprintf(when, sizeof(when), "after %s %s", on ? "attaching" : "detaching",
+		 which == 0 ? "ftrace" : which == 1 ? "ftrace (instance)" : "perf");
+	check_words(when, bits.zapped);
+	check_status_byte(ev);
+	if (!on)
+		settle(ev, 1, "after its last consumer left");
+}
+
+/*
+ * Writes with an enable-bit index: EBADF with nothing attached; with
+ * consumers, recorded as a status-page write is. On a fresh fd of its own.
+ */
+static void bits_write(int ev)
+{
+	static struct records rec;
+	static char desc[TEXT_MAX];
+	struct bits_event *e = &bits.ev[ev];
+	struct bits_try t = { .size = 28 };
+	int fd, ftrace = chance(60), inst = chance(15), perf = !ring_busy() && chance(30);
+	int readback = chance(70), consumers, nw, i, ret, n;
+	unsigned int widx;
+	char dir[300];
+
+	close_slot(WRITER);
+	if (e->gone)
+		return;
+	fd = slot_fd(WRITER);
+	snprintf(desc, sizeof(desc), "%s", e->d->canon + 2);
+	t.esize = chance(50) ? 4 : 8;
+	t.size_field = t.esize;
+	pick_word(t.esize, &t.addr, &t.bit);
+	t.flags = e->multi ? USER_EVENT_REG_MULTI_FORMAT : 0;
+	set_ctx("DIAG_IOCSREG (enable bit) for writing", desc);
+	ret = do_reg(WRITER, desc, &t, &widx);
+	if (ret)
+		fail("register", "registering %s again for writing: %s", e->d->name,
+		     err_name(ret));
+	n = e->multi ? new_multi_dirs(e->reg_name, dir, sizeof(dir)) : 0;
+	if (n)
+		fail("multi-format", "the same format again made events/%s/%s",
+		     USER_EVENTS_MULTI_SYSTEM, dir);
+	e->fds |= 1 << WRITER;
+	add_enabler(t.addr, t.bit, t.esize, ev);
+	check_widx(WRITER, ev, 1, widx);
+	check_words("after a registration", 0);
+
+	/* nothing attached (a consumer may be left from before) */
+	if (!ev_consumers(e))
+		for (i = rnd_range(1, 3); i > 0; i--)
+			do_write_abi(fd, e->d, widx, 0, &rec, 1);
+	if (ftrace && readback)
+		uet_clear_trace();
+	if (inst)
+		uet_write_file(TRACEFS INSTANCE "trace", "", O_TRUNC);
+	if (ftrace)
+		bits_consumer(ev, 0, 1);
+	if (inst)
+		bits_consumer(ev, 1, 1);
+	if (perf)
+		bits_consumer(ev, 2, 1);
+	consumers = (e->ftrace || e->inst ? EVENT_STATUS_FTRACE : 0) |
+		    (e->perf ? EVENT_STATUS_PERF : 0);
+	rec.n = 0;
+	rec.used = 0;
+	nw = rnd_range(1, MAX_WRITES);
+	for (i = 0; i < nw; i++)
+		do_write_abi(fd, e->d, widx, consumers, &rec, 1);
+	stats.traced += ftrace ? rec.n : 0;
+	set_ctx("check the records of", e->d->canon);
+	if (ftrace && readback)
+		check_trace(0, e->d, &rec, 0);
+	if (inst)
+		check_trace(1, e->d, &rec, 0);
+	if (e->perf) {
+		char *text = uet_read_file(sys_path(0, e->sys, e->d->name, "id"));
+
+		check_perf(&ring, text ? atoi(text) : -1, &rec);
+		free(text);
+	}
+	/* mostly all go; a consumer left behind outlives the fds and enablers */
+	if (chance(85))
+		bits_consumer(ev, 0, 0);
+	bits_consumer(ev, 1, 0);
+	bits_consumer(ev, 2, 0);
+	if (!ev_consumers(e))
+		do_write_abi(fd, e->d, widx, 0, &rec, 1);
+}
+
+/* Lifetime and teardown ---------------------------------------------------------- */
+
+/* DIAG_IOCSDEL of an event: EBUSY while anything holds it */
+static void bits_delete(int ev)
+{
+	struct bits_event *e = &bits.ev[ev];
+	int ret, fd = open_data();
+
+	set_ctx("DIAG_IOCSDEL of an enable-bit event", e->d->name);
+	ret = uet_delete(fd, e->d->name);
+	close_data(fd);
+	if (ev_refs(ev)) {
+		expect_err("delete while held", ret, -EBUSY);
+		return;
+	}
+	expect_err("delete", ret, 0);
+	check_gone(e->d->name);
+	e->gone = 1;
+}
+
+/* A child without CAP_PERFMON and CAP_SYS_ADMIN: what it got, to @wfd */
+static void unprivileged_child(int wfd, const char *del, const char *desc,
+			       unsigned long addr, int bit, unsigned long addr2, int bit2)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+	int res[3] = { 1, 1, 1 }, fd;
+
+	if (syscall(SYS_capget, &h, c) == 0) {
+		c[CAP_TO_INDEX(CAP_PERFMON)].effective &= ~CAP_TO_MASK(CAP_PERFMON);
+		c[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &h, c) == 0) {
+			fd = open(UE_DATA, O_RDWR);
+			res[0] = del ? uet_delete(fd, del) : 0;
+			res[1] = uet_register_bits(fd, desc, (void *)addr, 8, bit,
+						   USER_EVENT_REG_PERSIST, NULL);
+			res[2] = uet_register_bits(fd, desc, (void *)addr2, 8, bit2, 0, NULL);
+		}
+	}
+	if (write(wfd, res, sizeof(res)) != sizeof(res))
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * Without CAP_PERFMON: PERSIST is EPERM, for registering and for deleting
+ * (@ev, a persistent event nothing holds, or -1); flags 0 work, and the
+ * event that makes goes when the process exits.
+ */
+static void bits_unprivileged(int ev)
+{
+	static char desc[TEXT_MAX];
+	static struct event_desc want;
+	int pfd[2], res[3] = { 1, 1, 1 }, bit, bit2;
+	unsigned long addr, addr2;
+	pid_t pid;
+
+	do
+		gen_desc(desc, sizeof(desc), NULL);
+	while (oracle(desc, &want) != V_OK || plain_named(want.name) >= 0 ||
+	       is_pre(want.name));
+	pick_word(8, &addr, &bit);
+	do
+		pick_word(8, &addr2, &bit2);
+	while (addr2 == addr && bit2 == bit);
+	if (pipe(pfd))
+		fail("internal", "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		fail("internal", "fork: %s", strerror(errno));
+	if (!pid)
+		unprivileged_child(pfd[1], ev >= 0 ? bits.ev[ev].d->name : NULL, desc,
+				   addr, bit, addr2, bit2);
+	close(pfd[1]);
+	if (read(pfd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = 1;
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+	stats.bits_unprivileged++;
+	set_ctx("without CAP_PERFMON", desc);
+	if (res[0] == 1)
+		fail("capabilities", "the child could not drop CAP_PERFMON");
+	if (ev >= 0)
+		expect_err("delete a PERSIST event without CAP_PERFMON", res[0], -EPERM);
+	expect_err("register PERSIST without CAP_PERFMON", res[1], -EPERM);
+	expect_err("register without CAP_PERFMON, flags 0", res[2], 0);
+	/* its fd and enablers went with it, and so did the event */
+	if (!wait_gone(USER_EVENTS_SYSTEM, want.name, SETTLE_MS))
+		fail("lifetime", "%s, made by a process that exited, is still there 2 s after",
+		     want.name);
+	if (ev >= 0 && !ev_exists(&bits.ev[ev]))
+		fail("capabilities", "%s went: deleted without CAP_PERFMON", bits.ev[ev].d->name);
+}
+
+/* Everything goes in random order; the model says when each event goes */
+static void bits_teardown(void)
+{
+	int i, ev;
+
+	for (;;) {
+		int fds = 0, cons = 0, r;
+
+		for (i = 0; i < BITS_FDS; i++)
+			fds += bits.fd[i] >= 0;
+		for (i = 0; i < bits.nr_ev; i++)
+			cons += ev_consumers(&bits.ev[i]);
+		if (!fds && !bits.nr_en && !cons)
+			break;
+		/* one of what is left to drop, now and then a delete or a bad unreg */
+		r = rnd_below(100);
+		ev = r < 8 ? some_event(0) : -1;
+		if (ev >= 0) {
+			bits_delete(ev);
+		} else if (r < 16 && bits.nr_en) {
+			bits_unreg();
+		} else if (r < 50 && fds) {
+			do
+				i = rnd_below(BITS_FDS);
+			while (bits.fd[i] < 0);
+			close_slot(i);
+		} else if (r < 90 && bits.nr_en) {
+			const struct enabler *en = &bits.en[rnd_below(bits.nr_en)];
+			int ret;
+
+			set_ctx("DIAG_IOCSUNREG", "");
+			ev = en->ev;
+			ret = uet_unregister_bits(any_fd(), (void *)en->addr, en->bit);
+			stats.bits_unregs++;
+			expect_err("DIAG_IOCSUNREG of an enabler", ret, 0);
+			stats.bits_unregs_ok++;
+			drop_enabler(en - bits.en);
+			check_words("after DIAG_IOCSUNREG", bits.zapped);
+			settle(ev, 0, "after DIAG_IOCSUNREG of its last enabler");
+		} else {
+			for (i = 0; i < bits.nr_ev; i++) {
+				if (ev_consumers(&bits.ev[i])) {
+					bits_consumer(i, 0, 0);
+					bits_consumer(i, 1, 0);
+					bits_consumer(i, 2, 0);
+					break;
+				}
+			}
+		}
+	}
+	/* any_fd() may have opened one more: nothing holds anything now */
+	for (i = 0; i < BITS_FDS; i++)
+		close_slot(i);
+	for (ev = 0; ev < bits.nr_ev; ev++)
+		if (!bits.ev[ev].gone && !bits.ev[ev].stays)
+			fail("lifetime", "%s: still there with nothing holding it",
+			     bits.ev[ev].d->name);
+	if (chance(10)) {
+		for (ev = 0; ev < bits.nr_ev; ev++)
+			if (!bits.ev[ev].gone && bits.ev[ev].persist)
+				break;
+		bits_unprivileged(ev < bits.nr_ev ? ev : -1);
+	}
+	for (ev = 0; ev < bits.nr_ev; ev++)
+		if (!bits.ev[ev].gone)
+			bits_delete(ev);
+}
+
+static void bits_reset(void)
+{
+	int i;
+
+	for (i = 0; i < bits.nr_ev; i++)
+		free(bits.ev[i].d);
+	memset(&bits, 0, sizeof(bits));
+	for (i = 0; i < BITS_FDS; i++)
+		bits.fd[i] = -1;
+}
+
+/* One scenario of the enable-bit ABI, from nothing back to nothing */
+static void bits_scenario(void)
+{
+	int n = rnd_range(1, 10), i, ev;
+
+	bits.active = 1;
+	fill_random(words, WORD_PAGES * page_size);
+	memcpy(words_shadow, words, WORD_PAGES * page_size);
+	fill_random((unsigned char *)bss_words, sizeof(bss_words));
+	memcpy(bss_shadow, bss_words, sizeof(bss_words));
+	if (chance(15))
+		bits_status_reg(1);
+	for (i = 0; i < n; i++) {
+		int r = rnd_below(100);
+
+		if (r < 70)
+			bits_register();
+		else if (r < 82)
+			bits_unreg();
+		else if (r < 90)
+			bits_status_reg(0);
+		else
+			close_slot(rnd_below(WRITER));
+	}
+	for (ev = 0; ev < bits.nr_ev; ev++)
+		if (!bits.ev[ev].gone)
+			check_listing(ev);
+	ev = chance(70) ? some_event(-1) : -1;
+	if (ev >= 0)
+		bits_write(ev);
+	bits_teardown();
+	bits_reset();
+}
+
+/* After a failure: no enabler, consumer, fd or event of ours is left */
+static void bits_cleanup(void)
+{
+	int i, fd;
+
+	if (!bits.active)
+		return;
+	fd = open(UE_DATA, O_RDWR);
+	for (i = 0; i < bits.nr_en && fd >= 0; i++)
+		uet_unregister_bits(fd, (void *)bits.en[i].addr, bits.en[i].bit);
+	perf_detach(&ring);
+	for (i = 0; i < bits.nr_ev; i++) {
+		struct bits_event *e = &bits.ev[i];
+
+		uet_write_file(sys_path(0, e->sys, e->d->name, "enable"), "0", O_TRUNC);
+		uet_write_file(sys_path(1, e->sys, e->d->name, "enable"), "0", O_TRUNC);
+	}
+	for (i = 0; i < BITS_FDS; i++)
+		if (bits.fd[i] >= 0)
+			close_data(bits.fd[i]);
+	for (i = 0; i < bits.nr_ev; i++) {
+		struct bits_event *e = &bits.ev[i];
+
+		if (!e->multi && fd >= 0)
+			uet_delete(fd, e->d->name);
+		if (!wait_gone(e->sys, e->d->name, SETTLE_MS))
+			ksft_print_msg("could not delete %s/%s at the end\n", e->sys, e->d->name);
+	}
+	if (fd >= 0)
+		close(fd);
+	bits_reset();
+}
+
+static void bits_setup(void)
+{
+	int mfd = memfd_create("fuzz_test_words", 0);
+
+	if (mfd < 0 || ftruncate(mfd, (WORD_PAGES + 2) * page_size))
+		ksft_exit_fail_msg("memfd: %s\n", strerror(errno));
+	words = mmap(NULL, (WORD_PAGES + 2) * page_size, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, mfd, 0);
+	close(mfd);
+	if (words == MAP_FAILED ||
+	    mprotect(words + WORD_PAGES * page_size, page_size, PROT_READ) ||
+	    mprotect(words + (WORD_PAGES + 1) * page_size, page_size, PROT_NONE))
+		ksft_exit_fail_msg("word pages: %s\n", strerror(errno));
+	words_shadow = malloc(WORD_PAGES * page_size);
+	if (!words_shadow)
+		ksft_exit_fail_msg("out of memory\n");
+	bits_reset();
+}
+
 /* The run --------------------------------------------------------------------- */
 
 static void cleanup(void)
@@ -2761,6 +3585,7 @@ static void cleanup(void)
 	char line[2 * TEXT_MAX], name[256];
 	int i;
 
+	bits_cleanup();
 	for (i = 0; i < nr_iter_fds; i++)
 		close(iter_fds[i]);
 	nr_iter_fds = 0;
@@ -2778,10 +3603,10 @@ static void cleanup(void)
 		struct live *e = &live[nr_live - 1];
 		int fd = open(UE_DATA, O_RDWR);
 
-		ue_write_file(inst_path(0, e->name, "enable"), "0", O_TRUNC);
-		ue_write_file(inst_path(1, e->name, "enable"), "0", O_TRUNC);
-		ue_write_file(inst_path(0, e->name, "trigger"), "", O_TRUNC);
-		if (fd < 0 || ue_delete(fd, e->name)) {
+		uet_write_file(inst_path(0, e->name, "enable"), "0", O_TRUNC);
+		uet_write_file(inst_path(1, e->name, "enable"), "0", O_TRUNC);
+		uet_write_file(inst_path(0, e->name, "trigger"), "", O_TRUNC);
+		if (fd < 0 || uet_delete(fd, e->name)) {
 			char cmd[300];
 
 			snprintf(cmd, sizeof(cmd), "-:%s", e->name);
@@ -2831,6 +3656,10 @@ static void one_iteration(void)
 		many_events();
 	while (nr_live)
 		delete_live(&live[0]);
+	if (chance(30)) {
+		stats.bits_scenarios++;
+		bits_scenario();
+	}
 }
 
 static double now(void)
@@ -2843,7 +3672,7 @@ static double now(void)
 
 static void read_pre(void)
 {
-	char *all = ue_read_file(UE_DYN), *p, *nl, name[256];
+	char *all = uet_read_file(UE_DYN), *p, *nl, name[256];
 	int cap = 0;
 
 	if (!all)
@@ -2891,6 +3720,7 @@ static void setup(void)
 	if (mem == MAP_FAILED)
 		ksft_exit_fail_msg("mmap of the memfd: %s\n", strerror(errno));
 	read_pre();
+	bits_setup();
 	if (mkdir(TRACEFS INSTANCE, 0755) && errno != EEXIST)
 		ksft_exit_fail_msg("mkdir %s: %s\n", TRACEFS INSTANCE, strerror(errno));
 }
@@ -2959,6 +3789,11 @@ static void print_stats(unsigned long long done, double secs)
 		       "trace checks %llu, perf checks %llu; edge cases %llu\n",
 		       stats.writes, stats.writes_ok, stats.traced, stats.sampled,
 		       stats.trace_checks, stats.perf_checks, stats.edges);
+	ksft_print_msg("enable bits: %llu scenarios, %llu regs (%llu ok), %llu unregs (%llu ok)\n",
+		       stats.bits_scenarios, stats.bits_regs, stats.bits_regs_ok,
+		       stats.bits_unregs, stats.bits_unregs_ok);
+	ksft_print_msg("enable bits: %llu auto-deleted, %llu word checks, %llu unprivileged\n",
+		       stats.bits_gone, stats.bits_word_checks, stats.bits_unprivileged);
 }
 
 int main(int argc, char **argv)

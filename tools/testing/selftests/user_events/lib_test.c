@@ -4,7 +4,12 @@
  * registration through the library, ue_enabled() following "enable",
  * fixed and __rel_loc/__data_loc fields laid out by the writer and decoded
  * in trace, the one-shot ue_write(), errors and their messages, threads,
- * fork, and a process of uid 65534 given access to the two files only.
+ * fork, unregistering, and a process of uid 65534 given access to the
+ * files only: each through both ABIs, the enable bit and the status page.
+ * Then the enable-bit ABI alone: the bit follows ftrace and perf, a
+ * consumer that leaves before the write (EBADF: "not recorded"), both ABIs
+ * on one event in one process, fork() and the inherited bit, and how long
+ * the events it creates live.
  *
  * The library is compiled into this test from its source. Each TEST runs
  * in its own process, so each starts with the library's state fresh.
@@ -17,37 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
+/* The library itself (ue_*), beside the tests' helpers (uet_*) */
 #include "../../../lib/user_events/user_events.c"
 #include "../kselftest_harness.h"
-
-#define TRACEFS "/sys/kernel/tracing"
-
-/* Write @text to tracefs file @rel; 0 or -errno */
-static int lt_write(const char *rel, const char *text, int flags)
-{
-	char path[256];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", rel);
-	fd = open(path, O_WRONLY | flags);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int lt_enable(const char *name, int on)
-{
-	char rel[256];
-
-	snprintf(rel, sizeof(rel), "events/user_events/%s/enable", name);
-	return lt_write(rel, on ? "1" : "0", O_TRUNC);
-}
+#include "ue_helpers.h"
 
 static char lt_trace_buf[1 << 16];
 
@@ -55,7 +38,7 @@ static char lt_trace_buf[1 << 16];
 static int lt_in_trace(const char *needle)
 {
 	char *buf = lt_trace_buf;
-	int fd = open(TRACEFS "/trace", O_RDONLY);
+	int fd = open(TRACEFS "trace", O_RDONLY);
 	ssize_t n, len = 0;
 
 	if (fd < 0)
@@ -88,20 +71,71 @@ static int lt_in_trace_line(const char *needle, const char * const *parts, int n
 }
 
 /*
- * Undo a test: drop this process's registrations (close the library's
- * file), disable and delete the events
+ * Wait up to 2 s for ue_enabled(@ev) to be @want: after fork() the page is
+ * copy-on-write, and the kernel updates the bit from a worker
  */
-static void lt_cleanup(const char * const *names, int n)
+static int lt_wait_enabled(const struct ue_event *ev, int want)
 {
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!!ue_enabled(ev) == want)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Wait up to 2 s for events/user_events/@name to go (1) or stay (0) */
+static int lt_wait_gone(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 200 && uet_event_exists("user_events", name); i++)
+		usleep(10000);
+	return !uet_event_exists("user_events", name);
+}
+
+/* Is user_events_status mapped in this process? */
+static int lt_maps_status(void)
+{
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	while (maps && !found && fgets(line, sizeof(line), maps))
+		found = !!strstr(line, "user_events_status");
+	if (maps)
+		fclose(maps);
+	return found;
+}
+
+/* The name of @ev: its description up to the flags or the fields */
+static void lt_name(const struct ue_event *ev, char *name, size_t size)
+{
+	snprintf(name, size, "%.*s", (int)strcspn(ev->desc, ": "), ev->desc);
+}
+
+/*
+ * Undo a test: disable the events, drop this process's registrations
+ * (unregister them, close the library's file) and delete the events
+ */
+static void lt_cleanup(struct ue_event * const *evs, int n)
+{
+	char name[256];
 	int fd, i;
 
+	for (i = 0; i < n; i++) {
+		lt_name(evs[i], name, sizeof(name));
+		uet_enable("", name, 0);
+		ue_event_unregister(evs[i]);
+	}
 	if (ue_data_fd() >= 0)
 		close(ue_data_fd());
-	fd = open(TRACEFS "/user_events_data", O_RDWR);
-	for (i = 0; i < n; i++) {
-		lt_enable(names[i], 0);
-		if (fd >= 0)
-			ioctl(fd, DIAG_IOCSDEL, names[i]);
+	fd = open(TRACEFS "user_events_data", O_RDWR);
+	for (i = 0; fd >= 0 && i < n; i++) {
+		lt_name(evs[i], name, sizeof(name));
+		ioctl(fd, DIAG_IOCSDEL, name);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -113,25 +147,61 @@ UE_DEFINE_EVENT(lt_types, "lib_test_types",
 		"unsigned char[4] j; struct lt_pair k 2; __rel_loc char[] l; "
 		"__data_loc char[] m; __rel_loc unsigned char[] n");
 
-/* ue_register_all() finds the UE_DEFINE_EVENT() events; enable flips them */
-TEST(register_all_and_enable)
+/* The tests of what holds for either ABI run once with each */
+FIXTURE(lib) {
+};
+
+FIXTURE_VARIANT(lib) {
+	int abi;	/* what ue_set_abi() chooses before the test */
+};
+
+FIXTURE_VARIANT_ADD(lib, bits) {
+	.abi = UE_ABI_BITS,
+};
+
+FIXTURE_VARIANT_ADD(lib, status) {
+	.abi = UE_ABI_STATUS,
+};
+
+FIXTURE_SETUP(lib)
 {
-	static const char * const names[] = { "lib_test_basic", "lib_test_types" };
+	if (uet_skip(_metadata, 0))
+		return;
+
+	ASSERT_EQ(0, ue_set_abi(variant->abi));
+	ASSERT_EQ(0, uet_clear_trace());
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+}
+
+/* ue_register_all() finds the UE_DEFINE_EVENT() events; enable flips them */
+TEST_F(lib, register_all_and_enable)
+{
+	struct ue_event * const evs[] = { &lt_basic, &lt_types };
 	struct ue_writer w;
 
-	ASSERT_EQ(0, lt_write("trace", "", O_TRUNC));
 	EXPECT_FALSE(ue_enabled(&lt_basic));
 	ASSERT_EQ(0, ue_register_all()) TH_LOG("%s", ue_strerror(errno));
 	EXPECT_EQ(1, lt_basic.registered);
 	EXPECT_EQ(1, lt_types.registered);
-	EXPECT_LT(0, lt_basic.status_index);
-	EXPECT_NE(lt_basic.status_index, lt_types.status_index);
-	EXPECT_EQ(ue_status_page() + lt_basic.status_index, lt_basic.status);
+	EXPECT_NE(lt_basic.status, lt_types.status);
+	if (variant->abi == UE_ABI_STATUS) {
+		EXPECT_LT(0, lt_basic.status_index);
+		EXPECT_NE(lt_basic.status_index, lt_types.status_index);
+		EXPECT_EQ(ue_status_page() + lt_basic.status_index, lt_basic.status);
+	} else {
+		/* the enable-bit ABI needs no status page at all */
+		EXPECT_EQ(0, lt_basic.status_index);
+		EXPECT_FALSE(lt_maps_status());
+	}
 	EXPECT_FALSE(ue_enabled(&lt_basic));
 
-	ASSERT_EQ(0, lt_enable("lib_test_basic", 1));
+	ASSERT_EQ(0, uet_enable("", "lib_test_basic", 1));
 	EXPECT_TRUE(ue_enabled(&lt_basic));
-	EXPECT_EQ(EVENT_STATUS_FTRACE, *lt_basic.status);
+	if (variant->abi == UE_ABI_STATUS)
+		EXPECT_EQ(EVENT_STATUS_FTRACE, *lt_basic.status);
 	EXPECT_FALSE(ue_enabled(&lt_types));
 
 	ue_write_begin(&w, &lt_basic);
@@ -140,15 +210,15 @@ TEST(register_all_and_enable)
 	EXPECT_EQ(4 + 4 + 6, ue_write_end(&w));
 	EXPECT_TRUE(lt_in_trace("lib_test_basic: count=7 msg=hello"));
 
-	ASSERT_EQ(0, lt_enable("lib_test_basic", 0));
+	ASSERT_EQ(0, uet_enable("", "lib_test_basic", 0));
 	EXPECT_FALSE(ue_enabled(&lt_basic));
-	lt_cleanup(names, 2);
+	lt_cleanup(evs, 2);
 }
 
 /* Every field type through the writer, decoded by the kernel */
-TEST(writer_all_types)
+TEST_F(lib, writer_all_types)
 {
-	static const char * const names[] = { "lib_test_types" };
+	struct ue_event * const evs[] = { &lt_types };
 	static const unsigned char j[4] = { 0xde, 0xad, 0xbe, 0xef };
 	static const unsigned char k[2] = { 0x12, 0x34 };
 	static const unsigned char n[3] = { 1, 2, 0xff };
@@ -160,9 +230,8 @@ TEST(writer_all_types)
 	struct ue_writer w;
 	ssize_t ret;
 
-	ASSERT_EQ(0, lt_write("trace", "", O_TRUNC));
 	ASSERT_EQ(0, ue_event_register(&lt_types)) TH_LOG("%s", ue_strerror(errno));
-	ASSERT_EQ(0, lt_enable("lib_test_types", 1));
+	ASSERT_EQ(0, uet_enable("", "lib_test_types", 1));
 	ASSERT_TRUE(ue_enabled(&lt_types));
 	ue_write_begin(&w, &lt_types);
 	ue_add_u8(&w, 200);
@@ -183,14 +252,18 @@ TEST(writer_all_types)
 	EXPECT_LT(0, ret) TH_LOG("%s", ue_strerror(ret));
 	EXPECT_TRUE(lt_in_trace_line("lib_test_types: a=200 b=-100 c=60000 d=-30000 ",
 				     want, ARRAY_SIZE(want)));
-	lt_cleanup(names, 1);
+	lt_cleanup(evs, 1);
 }
 
-/* ue_write() with the caller's iovecs; lazy registration on first write */
-TEST(one_shot_write_registers)
+/*
+ * ue_write() with the caller's iovecs; lazy registration on first write.
+ * With nothing attached the status page takes the write and records
+ * nothing, the enable-bit ABI refuses it, which the library reports as 0
+ */
+TEST_F(lib, one_shot_write_registers)
 {
-	static const char * const names[] = { "lib_test_oneshot" };
 	struct ue_event ev = UE_EVENT("lib_test_oneshot", "u32 v; __rel_loc char[] s");
+	struct ue_event * const evs[] = { &ev };
 	const char *s = "oneshot";
 	uint32_t v = 99, loc = (uint32_t)(strlen(s) + 1) << 16;
 	struct iovec iov[] = {
@@ -198,25 +271,24 @@ TEST(one_shot_write_registers)
 		{ (void *)s, strlen(s) + 1 },
 	};
 
-	ASSERT_EQ(0, lt_write("trace", "", O_TRUNC));
-	/* nothing attached: the write registers the event and records nothing */
-	EXPECT_EQ(16, ue_write(&ev, iov, 3)) TH_LOG("%s", ue_strerror(errno));
+	EXPECT_EQ(variant->abi == UE_ABI_STATUS ? 16 : 0, ue_write(&ev, iov, 3))
+		TH_LOG("%s", ue_strerror(errno));
 	EXPECT_EQ(1, ev.registered);
-	ASSERT_EQ(0, lt_enable("lib_test_oneshot", 1));
+	ASSERT_EQ(0, uet_enable("", "lib_test_oneshot", 1));
 	EXPECT_TRUE(ue_enabled(&ev));
 	EXPECT_EQ(16, ue_write(&ev, iov, 3));
 	EXPECT_TRUE(lt_in_trace("lib_test_oneshot: v=99 s=oneshot"));
 	EXPECT_EQ(-EINVAL, ue_write(&ev, iov, UE_MAX_IOV + 1));
-	lt_cleanup(names, 1);
+	lt_cleanup(evs, 1);
 }
 
 /* Kernel errors come back as -errno with errno set, and are explained */
-TEST(errors)
+TEST_F(lib, errors)
 {
-	static const char * const names[] = { "lib_test_err" };
 	struct ue_event a = UE_EVENT("lib_test_err", "u32 x");
 	struct ue_event b = UE_EVENT("lib_test_err", "u64 x");
 	struct ue_event bad = UE_EVENT("1bad", "u32 x");
+	struct ue_event * const evs[] = { &a };
 	struct ue_event big;
 	char desc[700];
 
@@ -225,16 +297,17 @@ TEST(errors)
 	EXPECT_EQ(-EADDRINUSE, ue_event_register(&b));
 	EXPECT_EQ(EADDRINUSE, errno);
 	EXPECT_EQ(0, b.registered);
+	EXPECT_FALSE(ue_enabled(&b));
 	EXPECT_TRUE(!!strstr(ue_strerror(errno), "other fields"));
 	EXPECT_EQ(-EINVAL, ue_event_register(&bad));
 	memset(desc, 'a', sizeof(desc) - 1);
 	desc[sizeof(desc) - 1] = '\0';
 	ue_event_init(&big, desc);
 	EXPECT_EQ(-E2BIG, ue_event_register(&big));
-	/* our own fd holds the event */
+	/* our own registration holds the event */
 	EXPECT_EQ(-EBUSY, ue_delete_event("lib_test_err"));
 	EXPECT_EQ(-ENOENT, ue_delete_event("lib_test_no_such_event"));
-	lt_cleanup(names, 1);
+	lt_cleanup(evs, 1);
 }
 
 /* Registering from many threads at once gives one registration */
@@ -243,11 +316,11 @@ static void *lt_thread(void *arg)
 	return (void *)(long)ue_event_register(arg);
 }
 
-TEST(threads)
+TEST_F(lib, threads)
 {
-	static const char * const names[] = { "lib_test_threads" };
 	struct ue_event ev = UE_EVENT("lib_test_threads", "u32 x");
 	struct ue_event again = UE_EVENT("lib_test_threads", "u32 x");
+	struct ue_event * const evs[] = { &ev, &again };
 	pthread_t th[8];
 	void *ret;
 	int i;
@@ -263,48 +336,95 @@ TEST(threads)
 	ASSERT_EQ(0, ue_event_register(&again));
 	EXPECT_EQ(ev.write_index, again.write_index);
 	EXPECT_EQ(ev.status_index, again.status_index);
-	lt_cleanup(names, 1);
+	/* through the enable bit each struct has its own word, both updated */
+	if (variant->abi == UE_ABI_BITS)
+		EXPECT_NE(ev.status, again.status);
+	ASSERT_EQ(0, uet_enable("", "lib_test_threads", 1));
+	EXPECT_TRUE(ue_enabled(&ev));
+	EXPECT_TRUE(ue_enabled(&again));
+	lt_cleanup(evs, 2);
 }
 
-/* A forked child writes with the parent's registration */
-TEST(fork_child_writes)
+/* A forked child writes with the parent's registration, not registering again */
+TEST_F(lib, fork_child_writes)
 {
-	static const char * const names[] = { "lib_test_fork" };
 	struct ue_event ev = UE_EVENT("lib_test_fork", "s32 pid");
+	struct ue_event * const evs[] = { &ev };
 	struct ue_writer w;
 	char line[64];
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(0, lt_write("trace", "", O_TRUNC));
 	ASSERT_EQ(0, ue_event_register(&ev));
-	ASSERT_EQ(0, lt_enable("lib_test_fork", 1));
+	ASSERT_EQ(0, uet_enable("", "lib_test_fork", 1));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
+		const unsigned char *byte = ev.status;
+
 		if (!ue_enabled(&ev))
 			_exit(2);
+		if (ue_event_register(&ev) || ev.status != byte)
+			_exit(3);
 		ue_write_begin(&w, &ev);
 		ue_add_s32(&w, getpid());
 		_exit(ue_write_end(&w) == 4 ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child failed at step %d",
+						 WEXITSTATUS(status));
 	snprintf(line, sizeof(line), "lib_test_fork: pid=%d", pid);
 	EXPECT_TRUE(lt_in_trace(line));
-	lt_cleanup(names, 1);
+	lt_cleanup(evs, 1);
 }
 
 /*
- * A process of uid 65534 with access to the two files (and search access to
- * tracefs) registers, sees the status and writes; modes restored after
+ * Unregistering: through the enable bit, the kernel stops writing the word
+ * (and clears the bit) though the event stays enabled; through the status
+ * page the registration stays on the file. Either way it registers again.
  */
-TEST(nonroot)
+TEST_F(lib, unregister)
 {
-	static const char * const names[] = { "lib_test_nonroot", "lib_test_nonroot_new" };
+	struct ue_event ev = UE_EVENT("lib_test_unreg", "u32 x");
+	struct ue_event * const evs[] = { &ev };
+	const unsigned char *byte;
+	int index;
+
+	ASSERT_EQ(0, ue_event_register(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_unreg", 1));
+	ASSERT_TRUE(ue_enabled(&ev));
+	byte = ev.status;
+	index = ev.write_index;
+	EXPECT_EQ(0, ue_event_unregister(&ev)) TH_LOG("%s", ue_strerror(errno));
+	EXPECT_EQ(0, ev.registered);
+	EXPECT_EQ(-1, ev.write_index);
+	EXPECT_EQ(&ue_disabled_byte, ev.status);
+	EXPECT_FALSE(ue_enabled(&ev));
+	/* the word stays the library's: the kernel no longer writes it */
+	if (variant->abi == UE_ABI_BITS) {
+		EXPECT_EQ(0, __atomic_load_n(byte, __ATOMIC_RELAXED));
+		ASSERT_EQ(0, uet_enable("", "lib_test_unreg", 0));
+		ASSERT_EQ(0, uet_enable("", "lib_test_unreg", 1));
+		EXPECT_EQ(0, __atomic_load_n(byte, __ATOMIC_RELAXED));
+	}
+	ASSERT_EQ(0, ue_event_register(&ev));
+	EXPECT_TRUE(ue_enabled(&ev));
+	/* same fd, same ABI, same event: same index */
+	EXPECT_EQ(index, ev.write_index);
+	lt_cleanup(evs, 1);
+}
+
+/*
+ * A process of uid 65534 with access to the files its ABI needs (and search
+ * access to tracefs) registers, sees the status and writes: the enable-bit
+ * ABI needs user_events_data only. Modes restored after.
+ */
+TEST_F(lib, nonroot)
+{
 	struct stat st_status, st_data, st_dir;
 	struct ue_event ev = UE_EVENT("lib_test_nonroot", "u32 uid; __rel_loc char[] who");
 	struct ue_event fresh = UE_EVENT("lib_test_nonroot_new", "u8 x");
+	struct ue_event * const evs[] = { &ev, &fresh };
 	struct ue_writer w;
 	int status;
 	pid_t pid;
@@ -312,14 +432,15 @@ TEST(nonroot)
 	if (geteuid())
 		SKIP(return, "must be run as root");
 	ASSERT_EQ(0, stat(TRACEFS, &st_dir));
-	ASSERT_EQ(0, stat(TRACEFS "/user_events_status", &st_status));
-	ASSERT_EQ(0, stat(TRACEFS "/user_events_data", &st_data));
-	ASSERT_EQ(0, lt_write("trace", "", O_TRUNC));
-	ASSERT_EQ(0, lt_write("dynamic_events",
-			      "u:lib_test_nonroot u32 uid; __rel_loc char[] who", O_APPEND));
-	ASSERT_EQ(0, lt_enable("lib_test_nonroot", 1));
-	ASSERT_EQ(0, chmod(TRACEFS "/user_events_status", 0666));
-	ASSERT_EQ(0, chmod(TRACEFS "/user_events_data", 0666));
+	ASSERT_EQ(0, stat(TRACEFS "user_events_status", &st_status));
+	ASSERT_EQ(0, stat(TRACEFS "user_events_data", &st_data));
+	ASSERT_EQ(0, st_status.st_mode & 0004) TH_LOG("user_events_status is world-readable");
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:lib_test_nonroot u32 uid; __rel_loc char[] who",
+				    O_APPEND));
+	ASSERT_EQ(0, uet_enable("", "lib_test_nonroot", 1));
+	if (variant->abi == UE_ABI_STATUS)
+		ASSERT_EQ(0, chmod(TRACEFS "user_events_status", 0666));
+	ASSERT_EQ(0, chmod(TRACEFS "user_events_data", 0666));
 	ASSERT_EQ(0, chmod(TRACEFS, st_dir.st_mode | 0055));
 
 	pid = fork();
@@ -334,23 +455,29 @@ TEST(nonroot)
 		ue_write_begin(&w, &ev);
 		ue_add_u32(&w, getuid());
 		ue_add_str(&w, "nobody");
-		_exit(ue_write_end(&w) > 0 ? 0 : 13);
+		if (ue_write_end(&w) <= 0)
+			_exit(13);
+		/* an event created through the enable bit lasts while we hold it */
+		_exit(access(TRACEFS "events/user_events/lib_test_nonroot_new/enable",
+			     F_OK) ? 14 : 0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 
-	EXPECT_EQ(0, chmod(TRACEFS "/user_events_status", st_status.st_mode & 07777));
-	EXPECT_EQ(0, chmod(TRACEFS "/user_events_data", st_data.st_mode & 07777));
+	EXPECT_EQ(0, chmod(TRACEFS "user_events_status", st_status.st_mode & 07777));
+	EXPECT_EQ(0, chmod(TRACEFS "user_events_data", st_data.st_mode & 07777));
 	EXPECT_EQ(0, chmod(TRACEFS, st_dir.st_mode & 07777));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child failed at step %d",
 						 WEXITSTATUS(status));
 	EXPECT_TRUE(lt_in_trace("lib_test_nonroot: uid=65534 who=nobody"));
-	EXPECT_EQ(0, access(TRACEFS "/events/user_events/lib_test_nonroot_new/enable",
-			    F_OK));
-	lt_cleanup(names, 2);
+	/* the status page's stays after the child */
+	if (variant->abi == UE_ABI_STATUS)
+		EXPECT_EQ(0, access(TRACEFS "events/user_events/lib_test_nonroot_new/enable",
+				    F_OK));
+	lt_cleanup(evs, 2);
 }
 
 /* Without access, the library says what to do */
-TEST(no_access_message)
+TEST_F(lib, no_access_message)
 {
 	struct stat st;
 	int status;
@@ -358,7 +485,7 @@ TEST(no_access_message)
 
 	if (geteuid())
 		SKIP(return, "must be run as root");
-	ASSERT_EQ(0, stat(TRACEFS "/user_events_data", &st));
+	ASSERT_EQ(0, stat(TRACEFS "user_events_data", &st));
 	ASSERT_EQ(0, st.st_mode & 0006) TH_LOG("user_events_data is world-accessible");
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -371,6 +498,209 @@ TEST(no_access_message)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Enable-bit ABI: the bit follows every consumer, ftrace and perf, and the
+ * kernel sets that bit of the library's word and no other
+ */
+TEST(bits_follow_consumers)
+{
+	struct ue_event ev = UE_EVENT("lib_test_bits", "u32 x");
+	struct ue_event * const evs[] = { &ev };
+	int perf;
+
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
+
+	ASSERT_EQ(0, ue_set_abi(UE_ABI_BITS));
+	ASSERT_EQ(0, ue_event_register(&ev)) TH_LOG("%s", ue_strerror(errno));
+	ASSERT_EQ(0, ev.status_index);
+	EXPECT_FALSE(ue_enabled(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_bits", 1));
+	EXPECT_TRUE(ue_enabled(&ev));
+	EXPECT_EQ(1U << UE_ENABLE_BIT, *(const uint32_t *)ev.status);
+	ASSERT_EQ(0, uet_enable("", "lib_test_bits", 0));
+	EXPECT_FALSE(ue_enabled(&ev));
+	EXPECT_EQ(0, *(const uint32_t *)ev.status);
+
+	perf = uet_perf_open(uet_tracepoint_id("lib_test_bits"), 0, -1, 0);
+	ASSERT_LE(0, perf) TH_LOG("perf_event_open: %s", strerror(errno));
+	EXPECT_TRUE(ue_enabled(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_bits", 1));
+	close(perf);
+	/* ftrace still listens */
+	EXPECT_TRUE(ue_enabled(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_bits", 0));
+	EXPECT_FALSE(ue_enabled(&ev));
+	lt_cleanup(evs, 1);
+}
+
+/*
+ * Enable-bit ABI: the consumer leaves between ue_enabled() and the write.
+ * The kernel refuses the write (EBADF); the library says "not recorded".
+ */
+TEST(bits_consumer_left_before_write)
+{
+	struct ue_event ev = UE_EVENT("lib_test_race", "u32 x");
+	struct ue_event * const evs[] = { &ev };
+	uint32_t x = 5;
+	struct iovec iov[2] = { { &x, sizeof(x) } };
+	struct ue_writer w;
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	ASSERT_EQ(0, ue_set_abi(UE_ABI_BITS));
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, ue_event_register(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_race", 1));
+	ASSERT_TRUE(ue_enabled(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_race", 0));
+
+	ue_write_begin(&w, &ev);
+	ue_add_u32(&w, 5);
+	EXPECT_EQ(0, ue_write_end(&w)) TH_LOG("%s", ue_strerror(errno));
+	EXPECT_EQ(0, ue_write(&ev, iov, 1));
+	/* what the library saw: the kernel's EBADF */
+	iov[1] = iov[0];
+	iov[0].iov_base = &ev.write_index;
+	iov[0].iov_len = sizeof(ev.write_index);
+	EXPECT_EQ(-1, writev(ue_data_fd(), iov, 2));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_FALSE(lt_in_trace("lib_test_race:"));
+	lt_cleanup(evs, 1);
+}
+
+/*
+ * Both ABIs in one process, on one event: two write indexes on the one
+ * file, each follows the consumers, each write reaches trace
+ */
+TEST(both_abis_side_by_side)
+{
+	struct ue_event bits = UE_EVENT("lib_test_both", "u32 via");
+	struct ue_event page = UE_EVENT("lib_test_both", "u32 via");
+	struct ue_event * const evs[] = { &bits, &page };
+	struct ue_writer w;
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, ue_set_abi(UE_ABI_BITS));
+	ASSERT_EQ(0, ue_event_register(&bits));
+	ASSERT_EQ(0, ue_set_abi(UE_ABI_STATUS));
+	ASSERT_EQ(0, ue_event_register(&page));
+	EXPECT_EQ(0, bits.status_index);
+	EXPECT_LT(0, page.status_index);
+	EXPECT_NE(bits.write_index, page.write_index);
+
+	/* nothing attached: the status page accepts, the enable bit refuses */
+	ue_write_begin(&w, &bits);
+	ue_add_u32(&w, 1);
+	EXPECT_EQ(0, ue_write_end(&w));
+	ue_write_begin(&w, &page);
+	ue_add_u32(&w, 2);
+	EXPECT_EQ(4, ue_write_end(&w));
+
+	ASSERT_EQ(0, uet_enable("", "lib_test_both", 1));
+	EXPECT_TRUE(ue_enabled(&bits));
+	EXPECT_TRUE(ue_enabled(&page));
+	ue_write_begin(&w, &bits);
+	ue_add_u32(&w, 1);
+	EXPECT_EQ(4, ue_write_end(&w));
+	ue_write_begin(&w, &page);
+	ue_add_u32(&w, 2);
+	EXPECT_EQ(4, ue_write_end(&w));
+	EXPECT_TRUE(lt_in_trace("lib_test_both: via=1"));
+	EXPECT_TRUE(lt_in_trace("lib_test_both: via=2"));
+	ASSERT_EQ(0, uet_enable("", "lib_test_both", 0));
+	EXPECT_FALSE(ue_enabled(&bits));
+	EXPECT_FALSE(ue_enabled(&page));
+	lt_cleanup(evs, 2);
+}
+
+/*
+ * Enable-bit ABI and fork(): the child inherits the enable bit, which then
+ * follows the consumers in both processes; the library registers nothing
+ * again in the child, and the child's unregister drops only the child's.
+ */
+TEST(bits_fork_inherits)
+{
+	struct ue_event ev = UE_EVENT("lib_test_bfork", "s32 pid");
+	struct ue_event * const evs[] = { &ev };
+	struct ue_writer w;
+	int go[2], status;
+	char line[64], c;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	ASSERT_EQ(0, ue_set_abi(UE_ABI_BITS));
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, ue_event_register(&ev));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		const unsigned char *byte = ev.status;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(10);
+		if (!lt_wait_enabled(&ev, 1))
+			_exit(11);
+		/* a second registration would be EADDRINUSE or a second word */
+		if (ue_event_register(&ev) || ev.status != byte)
+			_exit(12);
+		ue_write_begin(&w, &ev);
+		ue_add_s32(&w, getpid());
+		if (ue_write_end(&w) != 4)
+			_exit(13);
+		/* ENOENT if the child had no enable bit of its own there */
+		_exit(ue_event_unregister(&ev) ? 14 : 0);
+	}
+	ASSERT_EQ(0, uet_enable("", "lib_test_bfork", 1));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child failed at step %d",
+						 WEXITSTATUS(status));
+	snprintf(line, sizeof(line), "lib_test_bfork: pid=%d", pid);
+	EXPECT_TRUE(lt_in_trace(line));
+	/* the parent's bit still follows the event */
+	EXPECT_TRUE(lt_wait_enabled(&ev, 1));
+	ASSERT_EQ(0, uet_enable("", "lib_test_bfork", 0));
+	EXPECT_TRUE(lt_wait_enabled(&ev, 0));
+	close(go[0]);
+	close(go[1]);
+	lt_cleanup(evs, 1);
+}
+
+/*
+ * Enable-bit ABI: an event the program created goes once it is dropped
+ * (unregistered, file closed); with USER_EVENT_REG_PERSIST it stays
+ */
+TEST(bits_persist_or_not)
+{
+	struct ue_event keep = UE_EVENT("lib_test_persist", "u32 x");
+	struct ue_event drop = UE_EVENT("lib_test_transient", "u32 x");
+	struct ue_event * const evs[] = { &keep };
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	ASSERT_EQ(0, ue_set_abi(UE_ABI_BITS));
+	ASSERT_EQ(0, ue_event_register_flags(&keep, USER_EVENT_REG_PERSIST))
+		TH_LOG("%s", ue_strerror(errno));
+	ASSERT_EQ(0, ue_event_register(&drop));
+	ASSERT_TRUE(uet_event_exists("user_events", "lib_test_transient"));
+	EXPECT_EQ(0, ue_event_unregister(&keep));
+	EXPECT_EQ(0, ue_event_unregister(&drop));
+	close(ue_data_fd());
+	EXPECT_TRUE(lt_wait_gone("lib_test_transient"));
+	EXPECT_TRUE(uet_event_exists("user_events", "lib_test_persist"));
+	lt_cleanup(evs, 1);
+	EXPECT_TRUE(lt_wait_gone("lib_test_persist"));
 }
 
 TEST_HARNESS_MAIN

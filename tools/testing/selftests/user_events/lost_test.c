@@ -18,7 +18,6 @@
  * write shows.
  */
 #define _GNU_SOURCE
-#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +25,7 @@
 
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
+#include "ue_bpf.h"
 
 #define EVENT		"lost_t"
 #define DESC		EVENT " u32 seq; u32 who; u32 val; __rel_loc char[] s"
@@ -142,7 +142,7 @@ static long cpu_stat(int cpu, const char *what)
 
 	snprintf(path, sizeof(path), TRACEFS "per_cpu/cpu%d/stats", cpu);
 	snprintf(key, sizeof(key), "\n%s: ", what);
-	text = ue_read_file(path);
+	text = uet_read_file(path);
 	if (!text)
 		return -1;
 	/* the first line has no newline before it */
@@ -162,7 +162,7 @@ static long cpu_stat(int cpu, const char *what)
  */
 static int trace_records(struct rec *out, int max, char *why, size_t whylen)
 {
-	char *trace = ue_read_file(TRACEFS "trace"), *line, *save, *p;
+	char *trace = uet_read_file(TRACEFS "trace"), *line, *save, *p;
 	int n = 0;
 
 	if (!trace) {
@@ -328,25 +328,6 @@ static int ring_read(struct ring *r, struct rec *out, int max, long *lost, int i
 
 /* eBPF ------------------------------------------------------------------- */
 
-#define INSN(c, d, s, o, i) \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-			    .off = (o), .imm = (i) })
-#define MOV_REG(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define MOV_IMM(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define ADD_IMM(d, i)	INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
-#define MUL32_IMM(d, i)	INSN(BPF_ALU | BPF_MUL | BPF_K, d, 0, 0, i)
-#define ADD32_REG(d, s)	INSN(BPF_ALU | BPF_ADD | BPF_X, d, s, 0, 0)
-#define LDX(sz, d, s, o) INSN(BPF_LDX | (sz) | BPF_MEM, d, s, o, 0)
-#define STX(sz, d, s, o) INSN(BPF_STX | (sz) | BPF_MEM, d, s, o, 0)
-#define LOCK_ADD(d, s, o) INSN(BPF_STX | BPF_DW | BPF_ATOMIC, d, s, o, BPF_ADD)
-#define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
-#define JGT_IMM(d, i, o) INSN(BPF_JMP | BPF_JGT | BPF_K, d, 0, o, i)
-#define JEQ_REG(d, s, o) INSN(BPF_JMP | BPF_JEQ | BPF_X, d, s, o, 0)
-#define CALL(f)		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
-#define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-#define LD_MAP(d, fd)	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd)
-#define LD_IMM_HI()	INSN(0, 0, 0, 0, 0)
-
 /* The map's value for each writer: what the program saw */
 struct tally {
 	__u64 count;		/* records */
@@ -355,36 +336,6 @@ struct tally {
 	__u64 misordered;	/* records whose seq was not the one due */
 	__u64 bad;		/* records whose val does not fit seq and who */
 };
-
-static int bpf_sys(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-static int tally_map(void)
-{
-	union bpf_attr attr = {
-		.map_type = BPF_MAP_TYPE_ARRAY,
-		.key_size = 4,
-		.value_size = sizeof(struct tally),
-		.max_entries = 2,
-	};
-
-	return bpf_sys(BPF_MAP_CREATE, &attr);
-}
-
-static int tally_read(int map, __u32 who, struct tally *t)
-{
-	union bpf_attr attr = {
-		.map_fd = map,
-		.key = (unsigned long)&who,
-		.value = (unsigned long)t,
-	};
-
-	return bpf_sys(BPF_MAP_LOOKUP_ELEM, &attr);
-}
-
-static char verifier_log[65536];
 
 /*
  * For each record (seq at 8, who at 12, val at 16 of the context): count
@@ -424,25 +375,9 @@ static int tally_prog(int map)
 		MOV_IMM(0, 1),
 		EXIT(),
 	};
-	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_TRACEPOINT,
-		.insns = (unsigned long)insns,
-		.insn_cnt = ARRAY_SIZE(insns),
-		.license = (unsigned long)"GPL",
-		.log_buf = (unsigned long)verifier_log,
-		.log_size = sizeof(verifier_log),
-		.log_level = 1,
-	};
-	int fd = bpf_sys(BPF_PROG_LOAD, &attr);
 
-	if (fd < 0)
-		fprintf(stderr, "# verifier: %s\n", verifier_log);
-	return fd;
+	return uet_bpf_load(insns, ARRAY_SIZE(insns));
 }
-
-#define ST_IMM(sz, d, o, i) INSN(BPF_ST | (sz) | BPF_MEM, d, 0, o, i)
-#define JNE_IMM(d, i, o) INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
-#define JA(o)		INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
 
 /*
  * For a BPF_ITER event written with write(): the payload stays in the
@@ -494,20 +429,25 @@ static int tally_iter_prog(int map)
 		MOV_IMM(0, 0),
 		EXIT(),
 	};
-	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_TRACEPOINT,
-		.insns = (unsigned long)insns,
-		.insn_cnt = ARRAY_SIZE(insns),
-		.license = (unsigned long)"GPL",
-		.log_buf = (unsigned long)verifier_log,
-		.log_size = sizeof(verifier_log),
-		.log_level = 1,
-	};
-	int fd = bpf_sys(BPF_PROG_LOAD, &attr);
 
-	if (fd < 0)
-		fprintf(stderr, "# verifier: %s\n", verifier_log);
-	return fd;
+	return uet_bpf_load(insns, ARRAY_SIZE(insns));
+}
+
+/*
+ * map[@who] tallied records 0 .. @n - 1: each once (count and sum), in
+ * order (next due), none misordered and none whose payload was wrong
+ */
+static void expect_tally(struct __test_metadata *_metadata, int map, __u32 who,
+			 unsigned int n)
+{
+	struct tally t;
+
+	ASSERT_EQ(0, uet_bpf_map_read(map, who, &t));
+	EXPECT_EQ(n, t.count) TH_LOG("map[%u]", who);
+	EXPECT_EQ((__u64)n * (n - 1) / 2, t.sum) TH_LOG("map[%u]", who);
+	EXPECT_EQ(n, t.next) TH_LOG("map[%u]", who);
+	EXPECT_EQ(0, t.misordered) TH_LOG("map[%u]", who);
+	EXPECT_EQ(0, t.bad) TH_LOG("map[%u]", who);
 }
 
 /* The test fixture -------------------------------------------------------- */
@@ -524,7 +464,7 @@ FIXTURE(lost) {
 /* The size to put back: "N" or, before the buffers grew, "M (expanded: N)" */
 static void save_kb(char *out, size_t size)
 {
-	char *text = ue_read_file(TRACEFS "buffer_size_kb"), *p;
+	char *text = uet_read_file(TRACEFS "buffer_size_kb"), *p;
 
 	out[0] = '\0';
 	if (!text)
@@ -536,29 +476,32 @@ static void save_kb(char *out, size_t size)
 
 FIXTURE_SETUP(lost)
 {
+	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF | UE_NEED_HIST))
+		return;
+
 	self->recs = calloc(2 * N_EXACT + 16, sizeof(*self->recs));
 	ASSERT_NE(NULL, self->recs);
 	save_kb(self->saved_kb, sizeof(self->saved_kb));
 	ASSERT_NE(0, atol(self->saved_kb));
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ue_register(self->fd, DESC, &self->reg));
-	self->id = ue_tracepoint_id(EVENT);
+	ASSERT_EQ(0, uet_register(self->fd, DESC, &self->reg));
+	self->id = uet_tracepoint_id(EVENT);
 	ASSERT_LT(0, self->id);
-	ASSERT_EQ(0, ue_write_file(TRACEFS "buffer_size_kb", BIG_KB, O_TRUNC));
-	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, uet_write_file(TRACEFS "buffer_size_kb", BIG_KB, O_TRUNC));
+	ASSERT_EQ(0, uet_clear_trace());
 }
 
 FIXTURE_TEARDOWN(lost)
 {
-	ue_enable("", EVENT, 0);
+	uet_enable("", EVENT, 0);
 	close(self->fd);
 	self->fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, ue_delete(self->fd, EVENT));
-	ue_delete(self->fd, ITER_EVENT);
+	EXPECT_EQ(0, uet_delete(self->fd, EVENT));
+	uet_delete(self->fd, ITER_EVENT);
 	close(self->fd);
-	ue_clear_trace();
-	EXPECT_EQ(0, ue_write_file(TRACEFS "buffer_size_kb", self->saved_kb, O_TRUNC));
+	uet_clear_trace();
+	EXPECT_EQ(0, uet_write_file(TRACEFS "buffer_size_kb", self->saved_kb, O_TRUNC));
 	free(self->recs);
 }
 
@@ -619,10 +562,10 @@ TEST_F_TIMEOUT(lost, ftrace_exact, 300)
 	int n;
 
 	ASSERT_EQ(0, pin(0));
-	ASSERT_EQ(0, ue_enable("", EVENT, 1));
+	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	for (i = 0; i < N_EXACT; i++)
 		ASSERT_EQ(0, emit(self->fd, self->reg.write_index, i, 0));
-	ASSERT_EQ(0, ue_enable("", EVENT, 0));
+	ASSERT_EQ(0, uet_enable("", EVENT, 0));
 
 	EXPECT_EQ(N_EXACT, cpu_stat(0, "entries"));
 	EXPECT_EQ(0, cpu_stat(0, "overrun"));
@@ -631,7 +574,7 @@ TEST_F_TIMEOUT(lost, ftrace_exact, 300)
 	ASSERT_EQ(N_EXACT, n) TH_LOG("%s", n < 0 ? self->why : "records missing");
 	EXPECT_EQ(0, check_run(self->recs, n, 0, 0, N_EXACT, 0, 0, self->why,
 			       sizeof(self->why))) TH_LOG("%s", self->why);
-	trace = ue_read_file(TRACEFS "trace");
+	trace = uet_read_file(TRACEFS "trace");
 	ASSERT_NE(NULL, trace);
 	EXPECT_NE(NULL, strstr(trace, "entries-in-buffer/entries-written: 30000/30000 "))
 		TH_LOG("%.200s", trace);
@@ -648,7 +591,7 @@ TEST_F_TIMEOUT(lost, perf_exact, 300)
 	int p, n;
 
 	/* this task, any CPU: ~60 bytes a sample, 4 MiB of ring */
-	p = ue_perf_open(self->id, 0, -1, 1);
+	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p) TH_LOG("perf_event_open: %s", strerror(errno));
 	ASSERT_EQ(0, ring_map(&r, p, 1024));
 	for (i = 0; i < N_EXACT; i++)
@@ -670,26 +613,20 @@ TEST_F_TIMEOUT(lost, perf_exact, 300)
 /* eBPF: the program sees N records, each as written and in order */
 TEST_F_TIMEOUT(lost, bpf_exact, 300)
 {
-	struct tally t;
 	int map, prog, p;
 	unsigned int i;
 
-	map = tally_map();
+	map = uet_bpf_map(sizeof(struct tally), 2);
 	ASSERT_LE(0, map);
 	prog = tally_prog(map);
 	ASSERT_LE(0, prog);
-	p = ue_perf_open(self->id, 0, -1, 1);
+	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_SET_BPF, prog));
 	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_ENABLE, 0));
 	for (i = 0; i < N_EXACT; i++)
 		ASSERT_EQ(0, emit(self->fd, self->reg.write_index, i, 0));
-	ASSERT_EQ(0, tally_read(map, 0, &t));
-	EXPECT_EQ(N_EXACT, t.count);
-	EXPECT_EQ((__u64)N_EXACT * (N_EXACT - 1) / 2, t.sum);
-	EXPECT_EQ(N_EXACT, t.next);
-	EXPECT_EQ(0, t.misordered);
-	EXPECT_EQ(0, t.bad);
+	expect_tally(_metadata, map, 0, N_EXACT);
 	close(p);
 	close(prog);
 	close(map);
@@ -699,27 +636,21 @@ TEST_F_TIMEOUT(lost, bpf_exact, 300)
 TEST_F_TIMEOUT(lost, bpf_iter_exact, 300)
 {
 	struct user_reg reg;
-	struct tally t;
 	int map, prog, p;
 	unsigned int i;
 
-	ASSERT_EQ(0, ue_register(self->fd, ITER_DESC, &reg));
-	map = tally_map();
+	ASSERT_EQ(0, uet_register(self->fd, ITER_DESC, &reg));
+	map = uet_bpf_map(sizeof(struct tally), 2);
 	ASSERT_LE(0, map);
 	prog = tally_iter_prog(map);
 	ASSERT_LE(0, prog);
-	p = ue_perf_open(ue_tracepoint_id(ITER_EVENT), 0, -1, 1);
+	p = uet_perf_open(uet_tracepoint_id(ITER_EVENT), 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_SET_BPF, prog));
 	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_ENABLE, 0));
 	for (i = 0; i < N_EXACT; i++)
 		ASSERT_EQ(0, emit(self->fd, reg.write_index, i, 0));
-	ASSERT_EQ(0, tally_read(map, 0, &t));
-	EXPECT_EQ(N_EXACT, t.count);
-	EXPECT_EQ((__u64)N_EXACT * (N_EXACT - 1) / 2, t.sum);
-	EXPECT_EQ(N_EXACT, t.next);
-	EXPECT_EQ(0, t.misordered);
-	EXPECT_EQ(0, t.bad);
+	expect_tally(_metadata, map, 0, N_EXACT);
 	close(p);
 	close(prog);
 	close(map);
@@ -733,7 +664,6 @@ TEST_F_TIMEOUT(lost, bpf_iter_exact, 300)
 TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 {
 	struct ring r = { .meta = NULL };
-	struct tally t;
 	int map, prog, pb, p, n;
 	void *page = dropped_pages();
 	unsigned int i;
@@ -741,22 +671,22 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 
 	ASSERT_NE(NULL, page);
 	ASSERT_EQ(0, pin(0));
-	map = tally_map();
+	map = uet_bpf_map(sizeof(struct tally), 2);
 	ASSERT_LE(0, map);
 	prog = tally_prog(map);
 	ASSERT_LE(0, prog);
-	pb = ue_perf_open(self->id, 0, -1, 0);
+	pb = uet_perf_open(self->id, 0, -1, 0);
 	ASSERT_LE(0, pb);
 	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_SET_BPF, prog));
 	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_ENABLE, 0));
-	p = ue_perf_open(self->id, 0, -1, 1);
+	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ring_map(&r, p, 256));
-	ASSERT_EQ(0, ue_enable("", EVENT, 1));
+	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	for (i = 0; i < N_FAULT; i++)
 		ASSERT_EQ(0, emit_dropped(page, self->fd, self->reg.write_index, i, 0))
 			TH_LOG("write %u", i);
-	ASSERT_EQ(0, ue_enable("", EVENT, 0));
+	ASSERT_EQ(0, uet_enable("", EVENT, 0));
 
 	EXPECT_EQ(N_FAULT, cpu_stat(0, "entries"));
 	n = trace_records(self->recs, 2 * N_EXACT, self->why, sizeof(self->why));
@@ -771,11 +701,7 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 	if (n > 0)
 		EXPECT_EQ(0, check_run(self->recs, n, 0, 0, N_FAULT, -1, getpid(), self->why,
 				       sizeof(self->why))) TH_LOG("perf: %s", self->why);
-	ASSERT_EQ(0, tally_read(map, 0, &t));
-	EXPECT_EQ(N_FAULT, t.count);
-	EXPECT_EQ((__u64)N_FAULT * (N_FAULT - 1) / 2, t.sum);
-	EXPECT_EQ(0, t.misordered);
-	EXPECT_EQ(0, t.bad);
+	expect_tally(_metadata, map, 0, N_FAULT);
 	ring_unmap(&r);
 	close(p);
 	close(pb);
@@ -801,23 +727,23 @@ TEST_F_TIMEOUT(lost, faulting_payloads_bpf_iter, 300)
 
 	ASSERT_NE(NULL, page);
 	ASSERT_EQ(0, pin(0));
-	ASSERT_EQ(0, ue_register(self->fd, ITER_DESC, &reg));
-	map = tally_map();
+	ASSERT_EQ(0, uet_register(self->fd, ITER_DESC, &reg));
+	map = uet_bpf_map(sizeof(struct tally), 2);
 	ASSERT_LE(0, map);
 	prog = tally_iter_prog(map);
 	ASSERT_LE(0, prog);
-	p = ue_perf_open(ue_tracepoint_id(ITER_EVENT), 0, -1, 1);
+	p = uet_perf_open(uet_tracepoint_id(ITER_EVENT), 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_SET_BPF, prog));
 	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_ENABLE, 0));
-	ASSERT_EQ(0, ue_enable("", ITER_EVENT, 1));
+	ASSERT_EQ(0, uet_enable("", ITER_EVENT, 1));
 	for (i = 0; i < N_FAULT; i++)
 		ASSERT_EQ(0, emit_dropped(page, self->fd, reg.write_index, i, 0))
 			TH_LOG("write %u", i);
-	ASSERT_EQ(0, ue_enable("", ITER_EVENT, 0));
+	ASSERT_EQ(0, uet_enable("", ITER_EVENT, 0));
 
 	EXPECT_EQ(N_FAULT, cpu_stat(0, "entries"));
-	ASSERT_EQ(0, tally_read(map, 0, &t));
+	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &t));
 	TH_LOG("program: %llu records, %llu out of order, %llu unreadable",
 	       (unsigned long long)t.count, (unsigned long long)t.misordered,
 	       (unsigned long long)t.bad);
@@ -836,34 +762,33 @@ TEST_F_TIMEOUT(lost, faulting_payloads_bpf_iter, 300)
 TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 {
 	struct ring r[2] = { { .meta = NULL }, { .meta = NULL } };
-	const unsigned char *page = ue_map_status();
+	const unsigned char *page = uet_map_status();
 	struct writer w[2];
-	struct tally t;
 	int map, prog, pb, p[2], i, n;
 	long lost;
 
 	if (!two_cpus())
 		SKIP(return, "needs two CPUs");
-	map = tally_map();
+	map = uet_bpf_map(sizeof(struct tally), 2);
 	ASSERT_LE(0, map);
 	prog = tally_prog(map);
 	ASSERT_LE(0, prog);
-	pb = ue_perf_open(self->id, -1, 0, 0);
+	pb = uet_perf_open(self->id, -1, 0, 0);
 	ASSERT_LE(0, pb);
 	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_SET_BPF, prog));
 	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_ENABLE, 0));
 	for (i = 0; i < 2; i++) {
-		p[i] = ue_perf_open(self->id, -1, i, 1);
+		p[i] = uet_perf_open(self->id, -1, i, 1);
 		ASSERT_LE(0, p[i]) TH_LOG("perf_event_open CPU %d: %s", i, strerror(errno));
 		ASSERT_EQ(0, ring_map(&r[i], p[i], 1024));
 	}
-	ASSERT_EQ(0, ue_enable("", EVENT, 1));
+	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	ASSERT_NE(NULL, page);
 	ASSERT_EQ(EVENT_STATUS_FTRACE | EVENT_STATUS_PERF, page[self->reg.status_index]);
 	munmap((void *)page, getpagesize());
 
 	ASSERT_EQ(0, two_writers(self->fd, self->reg.write_index, N_EXACT, w));
-	ASSERT_EQ(0, ue_enable("", EVENT, 0));
+	ASSERT_EQ(0, uet_enable("", EVENT, 0));
 
 	/* ftrace: each CPU holds its writer's records */
 	for (i = 0; i < 2; i++) {
@@ -890,13 +815,8 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 		close(p[i]);
 	}
 	/* eBPF: every record of each writer, in its order */
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, tally_read(map, i, &t));
-		EXPECT_EQ(N_EXACT, t.count) TH_LOG("writer %d", i);
-		EXPECT_EQ((__u64)N_EXACT * (N_EXACT - 1) / 2, t.sum) TH_LOG("writer %d", i);
-		EXPECT_EQ(0, t.misordered) TH_LOG("writer %d", i);
-		EXPECT_EQ(0, t.bad) TH_LOG("writer %d", i);
-	}
+	for (i = 0; i < 2; i++)
+		expect_tally(_metadata, map, i, N_EXACT);
 	close(pb);
 	close(prog);
 	close(map);
@@ -915,17 +835,17 @@ TEST_F_TIMEOUT(lost, max_size_records, 300)
 	long lost = 0;
 
 	ASSERT_EQ(0, pin(0));
-	ASSERT_EQ(0, ue_write_file(TRACEFS "events/user_events/" EVENT "/trigger",
-				   "hist:keys=who:ts0=common_timestamp.usecs", O_TRUNC));
-	p = ue_perf_open(self->id, 0, -1, 1);
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/" EVENT "/trigger",
+				    "hist:keys=who:ts0=common_timestamp.usecs", O_TRUNC));
+	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ring_map(&r, p, 1024));
-	ASSERT_EQ(0, ue_enable("", EVENT, 1));
+	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	for (i = 0; i < N_MAX; i++)
 		ASSERT_EQ(0, emit_size(self->fd, self->reg.write_index, i, 0, max));
 	/* one byte more is refused, not dropped */
 	EXPECT_EQ(-E2BIG, emit_size(self->fd, self->reg.write_index, N_MAX, 0, max + 1));
-	ASSERT_EQ(0, ue_enable("", EVENT, 0));
+	ASSERT_EQ(0, uet_enable("", EVENT, 0));
 
 	EXPECT_EQ(N_MAX, cpu_stat(0, "entries"));
 	EXPECT_EQ(0, cpu_stat(0, "overrun"));
@@ -935,13 +855,13 @@ TEST_F_TIMEOUT(lost, max_size_records, 300)
 	if (n > 0)
 		EXPECT_EQ(0, check_run(self->recs, n, 0, 0, N_MAX, 0, 0, self->why,
 				       sizeof(self->why))) TH_LOG("ftrace: %s", self->why);
-	hist = ue_read_file(TRACEFS "events/user_events/" EVENT "/hist");
+	hist = uet_read_file(TRACEFS "events/user_events/" EVENT "/hist");
 	ASSERT_NE(NULL, hist);
 	snprintf(want, sizeof(want), "Hits: %d\n", N_MAX);
 	EXPECT_NE(NULL, strstr(hist, want)) TH_LOG("%s", hist);
 	free(hist);
-	EXPECT_EQ(0, ue_write_file(TRACEFS "events/user_events/" EVENT "/trigger",
-				   "!hist:keys=who:ts0=common_timestamp.usecs", O_TRUNC));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "events/user_events/" EVENT "/trigger",
+				    "!hist:keys=who:ts0=common_timestamp.usecs", O_TRUNC));
 
 	n = ring_read(&r, self->recs, 2 * N_EXACT, &lost, self->id, self->why,
 		      sizeof(self->why));
@@ -962,9 +882,9 @@ TEST_F_TIMEOUT(lost, ftrace_small_buffer, 300)
 	int i, n, cpus = two_cpus() ? 2 : 1;
 	char *trace, want[96];
 
-	ASSERT_EQ(0, ue_write_file(TRACEFS "buffer_size_kb", SMALL_KB, O_TRUNC));
-	ASSERT_EQ(0, ue_clear_trace());
-	ASSERT_EQ(0, ue_enable("", EVENT, 1));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "buffer_size_kb", SMALL_KB, O_TRUNC));
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	if (cpus == 2) {
 		ASSERT_EQ(0, two_writers(self->fd, self->reg.write_index, N_SMALL, w));
 	} else {
@@ -972,7 +892,7 @@ TEST_F_TIMEOUT(lost, ftrace_small_buffer, 300)
 		for (i = 0; i < N_SMALL; i++)
 			ASSERT_EQ(0, emit(self->fd, self->reg.write_index, i, 0));
 	}
-	ASSERT_EQ(0, ue_enable("", EVENT, 0));
+	ASSERT_EQ(0, uet_enable("", EVENT, 0));
 
 	n = trace_records(self->recs, 2 * N_EXACT, self->why, sizeof(self->why));
 	ASSERT_LE(0, n) TH_LOG("%s", self->why);
@@ -993,7 +913,7 @@ TEST_F_TIMEOUT(lost, ftrace_small_buffer, 300)
 		TH_LOG("CPU %d: %ld entries kept, %ld overwritten", i, entries[i], overrun[i]);
 	}
 	EXPECT_EQ(kept, n);
-	trace = ue_read_file(TRACEFS "trace");
+	trace = uet_read_file(TRACEFS "trace");
 	ASSERT_NE(NULL, trace);
 	snprintf(want, sizeof(want), "entries-in-buffer/entries-written: %ld/%d ", kept,
 		 cpus * N_SMALL);
@@ -1014,7 +934,7 @@ TEST_F_TIMEOUT(lost, perf_small_ring, 300)
 	unsigned int i;
 	int p, n, n2;
 
-	p = ue_perf_open(self->id, 0, -1, 1);
+	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ring_map(&r, p, 1));
 	for (i = 0; i < N_SMALL; i++)

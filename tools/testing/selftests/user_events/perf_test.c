@@ -10,21 +10,6 @@
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
 
-static int perf_open(int id, int sample)
-{
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.config = id,
-		.sample_period = 1,
-		.sample_type = sample ? PERF_SAMPLE_RAW : 0,
-		.wakeup_events = 1,
-	};
-
-	/* this task, any CPU */
-	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
-}
-
 FIXTURE(perf) {
 	int fd;				/* user_events_data */
 	const unsigned char *page;	/* the status page */
@@ -33,23 +18,22 @@ FIXTURE(perf) {
 
 FIXTURE_SETUP(perf)
 {
-	int sfd = open(UE_STATUS, O_RDONLY);
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
 
-	ASSERT_LE(0, sfd);
-	self->page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
-	close(sfd);
-	ASSERT_NE(MAP_FAILED, self->page);
+	self->page = uet_map_status();
+	ASSERT_NE(NULL, self->page);
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ue_register(self->fd, "perf_t u32 a; __rel_loc char[] s", &self->reg));
+	ASSERT_EQ(0, uet_register(self->fd, "perf_t u32 a; __rel_loc char[] s", &self->reg));
 }
 
 FIXTURE_TEARDOWN(perf)
 {
-	ue_enable("", "perf_t", 0);
+	uet_enable("", "perf_t", 0);
 	close(self->fd);
 	self->fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, ue_delete(self->fd, "perf_t"));
+	EXPECT_EQ(0, uet_delete(self->fd, "perf_t"));
 	close(self->fd);
 	munmap((void *)self->page, getpagesize());
 }
@@ -72,37 +56,37 @@ static void fill(struct perf_rec *r, int idx, unsigned int a)
 /* The bit is set while any perf event is open, with ftrace or without */
 TEST_F(perf, status_bit)
 {
-	int id = ue_tracepoint_id("perf_t"), p1, p2;
+	int id = uet_tracepoint_id("perf_t"), p1, p2;
 	unsigned char *b = (unsigned char *)&self->page[self->reg.status_index];
 
 	ASSERT_LT(0, id);
 	EXPECT_EQ(0, *b);
-	p1 = perf_open(id, 1);
+	p1 = uet_perf_open(id, 0, -1, 1);
 	ASSERT_LE(0, p1) TH_LOG("perf_event_open: %s", strerror(errno));
 	EXPECT_EQ(EVENT_STATUS_PERF, *b);
-	p2 = perf_open(id, 0);
+	p2 = uet_perf_open(id, 0, -1, 0);
 	ASSERT_LE(0, p2);
-	ASSERT_EQ(0, ue_enable("", "perf_t", 1));
+	ASSERT_EQ(0, uet_enable("", "perf_t", 1));
 	EXPECT_EQ(EVENT_STATUS_PERF | EVENT_STATUS_FTRACE, *b);
 	close(p1);
 	EXPECT_EQ(EVENT_STATUS_PERF | EVENT_STATUS_FTRACE, *b);
 	close(p2);
 	EXPECT_EQ(EVENT_STATUS_FTRACE, *b);
-	ASSERT_EQ(0, ue_enable("", "perf_t", 0));
+	ASSERT_EQ(0, uet_enable("", "perf_t", 0));
 	EXPECT_EQ(0, *b);
 }
 
 /* The raw sample is the record: common header, then the payload as written */
 TEST_F(perf, raw_sample)
 {
-	int id = ue_tracepoint_id("perf_t"), p, page = getpagesize();
+	int id = uet_tracepoint_id("perf_t"), p, page = getpagesize();
 	struct perf_event_mmap_page *meta;
 	struct perf_event_header *hdr;
 	struct perf_rec r;
 	unsigned char *raw;
 	unsigned int size;
 
-	p = perf_open(id, 1);
+	p = uet_perf_open(id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	meta = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, p, 0);
 	ASSERT_NE(MAP_FAILED, meta);
@@ -131,20 +115,21 @@ TEST_F(perf, raw_sample)
 	close(p);
 }
 
-/* Counting mode: one per write, none while the event is not written */
+/* Counting mode: one per write, none while the event is not written, none lost */
 TEST_F(perf, counting)
 {
-	int id = ue_tracepoint_id("perf_t"), p, i;
+	int id = uet_tracepoint_id("perf_t"), p, i;
 	struct perf_rec r;
-	long long count = -1;
+	__u64 count[2] = { -1ULL, -1ULL };	/* the count, then lost samples */
 
-	p = perf_open(id, 0);
+	p = uet_perf_open(id, 0, -1, 0);
 	ASSERT_LE(0, p);
 	fill(&r, self->reg.write_index, 1);
 	for (i = 0; i < 25; i++)
 		ASSERT_EQ(sizeof(r), write(self->fd, &r, sizeof(r)));
-	ASSERT_EQ(sizeof(count), read(p, &count, sizeof(count)));
-	EXPECT_EQ(25, count);
+	ASSERT_EQ(sizeof(count), read(p, count, sizeof(count)));
+	EXPECT_EQ(25, count[0]);
+	EXPECT_EQ(0, count[1]);
 	close(p);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "ue_helpers.h"
 
 #define TRACEFS "/sys/kernel/tracing/"
 #define STATUS_FILE TRACEFS "user_events_status"
@@ -24,6 +25,9 @@ FIXTURE(status) {
 
 FIXTURE_SETUP(status)
 {
+	if (uet_skip(_metadata, 0))
+		return;
+
 	self->page = sysconf(_SC_PAGESIZE);
 	self->fd = open(STATUS_FILE, O_RDWR);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", STATUS_FILE, strerror(errno));
@@ -40,6 +44,9 @@ TEST(files_mode_0640)
 	static const char * const files[] = { STATUS_FILE, DATA_FILE };
 	struct stat st;
 	int i;
+
+	if (uet_skip(_metadata, 0))
+		return;
 
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, stat(files[i], &st)) TH_LOG("%s: %s", files[i], strerror(errno));

@@ -23,7 +23,7 @@
 #define UE_MAX_PAYLOAD (getpagesize() - 40)
 
 /* Register @desc on @fd; returns 0 or -errno */
-static inline int ue_register(int fd, const char *desc, struct user_reg *reg)
+static inline int uet_register(int fd, const char *desc, struct user_reg *reg)
 {
 	memset(reg, 0, sizeof(*reg));
 	reg->size = sizeof(*reg);
@@ -31,13 +31,13 @@ static inline int ue_register(int fd, const char *desc, struct user_reg *reg)
 	return ioctl(fd, DIAG_IOCSREG, reg) ? -errno : 0;
 }
 
-static inline int ue_delete(int fd, const char *name)
+static inline int uet_delete(int fd, const char *name)
 {
 	return ioctl(fd, DIAG_IOCSDEL, name) ? -errno : 0;
 }
 
 /* Write @text to a tracefs file in one write(); returns 0 or -errno */
-static inline int ue_write_file(const char *path, const char *text, int flags)
+static inline int uet_write_file(const char *path, const char *text, int flags)
 {
 	int fd = open(path, O_WRONLY | flags), ret = 0;
 
@@ -50,7 +50,7 @@ static inline int ue_write_file(const char *path, const char *text, int flags)
 }
 
 /* The whole file as a malloc()ed string, NULL on error */
-static inline char *ue_read_file(const char *path)
+static inline char *uet_read_file(const char *path)
 {
 	size_t len = 0, size = 4096;
 	char *buf = malloc(size);
@@ -66,50 +66,58 @@ static inline char *ue_read_file(const char *path)
 	while ((n = read(fd, buf + len, size - len - 1)) > 0) {
 		len += n;
 		if (len + 1 == size) {
-			size *= 2;
-			buf = realloc(buf, size);
-			if (!buf)
+			char *bigger = realloc(buf, 2 * size);
+
+			if (!bigger) {
+				n = -1;
 				break;
+			}
+			buf = bigger;
+			size *= 2;
 		}
 	}
 	close(fd);
-	if (buf)
-		buf[len] = '\0';
+	/* a read error or no memory: no partial file that looks whole */
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
 	return buf;
 }
 
 /* The tracepoint id of user event @name (for perf_event_open), or -1 */
-static inline int ue_tracepoint_id(const char *name)
+static inline int uet_tracepoint_id(const char *name)
 {
 	char path[256], *text;
 	int id;
 
 	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s/id", name);
-	text = ue_read_file(path);
+	text = uet_read_file(path);
 	id = text ? atoi(text) : -1;
 	free(text);
 	return id;
 }
 
 /* 1/0 into events/user_events/@name/enable of @instance ("" or "instances/x/") */
-static inline int ue_enable(const char *instance, const char *name, int on)
+static inline int uet_enable(const char *instance, const char *name, int on)
 {
 	char path[512];
 
 	snprintf(path, sizeof(path), TRACEFS "%sevents/user_events/%s/enable",
 		 instance, name);
-	return ue_write_file(path, on ? "1" : "0", O_TRUNC);
+	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
 }
 
-static inline int ue_clear_trace(void)
+static inline int uet_clear_trace(void)
 {
-	return ue_write_file(TRACEFS "trace", "", O_TRUNC);
+	return uet_write_file(TRACEFS "trace", "", O_TRUNC);
 }
 
 /* How many lines of trace contain @needle */
-static inline int ue_trace_count(const char *needle)
+static inline int uet_trace_count(const char *needle)
 {
-	char *trace = ue_read_file(TRACEFS "trace"), *p;
+	char *trace = uet_read_file(TRACEFS "trace"), *p;
 	int n = 0;
 
 	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
@@ -119,13 +127,13 @@ static inline int ue_trace_count(const char *needle)
 }
 
 /* The line of events/user_events/@name/format about @what, or "" */
-static inline void ue_format_line(const char *name, const char *what,
-				  char *out, size_t size)
+static inline void uet_format_line(const char *name, const char *what,
+				   char *out, size_t size)
 {
 	char path[512], *fmt, *p, *end;
 
 	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s/format", name);
-	fmt = ue_read_file(path);
+	fmt = uet_read_file(path);
 	out[0] = '\0';
 	p = fmt ? strstr(fmt, what) : NULL;
 	if (p) {
@@ -137,13 +145,81 @@ static inline void ue_format_line(const char *name, const char *what,
 	free(fmt);
 }
 
-/* Helpers of stress_test and lost_test ---------------------------------- */
+/* How many events user_events_status says are active, or -1 */
+static inline int uet_status_active(void)
+{
+	char *text = uet_read_file(UE_STATUS), *p;
+	int n = -1;
+
+	p = text ? strstr(text, "\nActive: ") : NULL;
+	if (p)
+		n = atoi(p + strlen("\nActive: "));
+	free(text);
+	return n;
+}
+
+/* Perf, eBPF and the tracefs files they need -------------------------- */
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 
+/* What a test needs besides root, tracefs and user_events: UE_NEED_* */
+#define UE_NEED_PERF	0x1	/* perf_event_open() on tracepoints */
+#define UE_NEED_BPF	0x2	/* the bpf() system call */
+#define UE_NEED_HIST	0x4	/* hist triggers */
+#define UE_NEED_SYNTH	0x8	/* synthetic events */
+
+/*
+ * Why this process cannot run a test that needs @needs, or NULL when it can:
+ * a kernel without an option the test uses makes a SKIP that names it, not
+ * a failure. The sysctl files of perf and bpf exist only when the kernel
+ * has the system call.
+ */
+static inline const char *uet_missing(int needs)
+{
+	char *readme;
+	int hist;
+
+	if (geteuid())
+		return "must be run as root";
+	if (access(TRACEFS "trace", F_OK))
+		return "no tracefs at " TRACEFS;
+	if (access(UE_DATA, F_OK))
+		return "no " UE_DATA ": the kernel lacks CONFIG_USER_EVENTS";
+	if ((needs & UE_NEED_PERF) && access("/proc/sys/kernel/perf_event_paranoid", F_OK))
+		return "no perf_event_open(): the kernel lacks CONFIG_PERF_EVENTS";
+	if ((needs & UE_NEED_BPF) && access("/proc/sys/kernel/unprivileged_bpf_disabled", F_OK))
+		return "no bpf(): the kernel lacks CONFIG_BPF_SYSCALL";
+	if ((needs & UE_NEED_SYNTH) && access(TRACEFS "synthetic_events", F_OK))
+		return "no synthetic_events: the kernel lacks CONFIG_SYNTH_EVENTS";
+	if (needs & UE_NEED_HIST) {
+		/* the README documents hist triggers only when they are built in */
+		readme = uet_read_file(TRACEFS "README");
+		hist = readme && strstr(readme, "hist:keys");
+		free(readme);
+		if (!hist)
+			return "no hist triggers: the kernel lacks CONFIG_HIST_TRIGGERS";
+	}
+	return NULL;
+}
+
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * In a TEST or FIXTURE_SETUP, first: `if (uet_skip(_metadata, needs)) return;`
+ * marks the test SKIP, with the reason, when uet_missing() names one
+ */
+static inline bool uet_skip(struct __test_metadata *_metadata, int needs)
+{
+	const char *why = uet_missing(needs);
+
+	if (why)
+		SKIP(return true, "%s", why);
+	return false;
+}
+#endif
+
 /* The status page, mapped read-only, or NULL */
-static inline const unsigned char *ue_map_status(void)
+static inline const unsigned char *uet_map_status(void)
 {
 	int fd = open(UE_STATUS, O_RDONLY);
 	void *p;
@@ -160,7 +236,7 @@ static inline const unsigned char *ue_map_status(void)
  * @cpu (-1: all), sampling every write with PERF_SAMPLE_RAW when @raw (the
  * count read() returns is followed by the lost samples); an fd or -1
  */
-static inline int ue_perf_open(int id, int pid, int cpu, int raw)
+static inline int uet_perf_open(int id, int pid, int cpu, int raw)
 {
 	struct perf_event_attr pe = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -173,6 +249,54 @@ static inline int ue_perf_open(int id, int pid, int cpu, int raw)
 	};
 
 	return syscall(__NR_perf_event_open, &pe, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Helpers of the enable-bit ABI (bits_test, stress_test) ----------------- */
+
+/*
+ * Register @desc on @fd through the enable-bit ABI: the kernel keeps bit
+ * @bit of the @size-byte word at @addr set while the event has a consumer.
+ * @flags: USER_EVENT_REG_*. Returns 0 (the write index in *@write_index
+ * unless NULL) or -errno.
+ */
+static inline int uet_register_bits(int fd, const char *desc, void *addr, int size,
+				    int bit, int flags, __u32 *write_index)
+{
+	struct user_reg_bits reg = {
+		.size = sizeof(reg),
+		.enable_bit = bit,
+		.enable_size = size,
+		.flags = flags,
+		.enable_addr = (unsigned long)addr,
+		.name_args = (unsigned long)desc,
+	};
+
+	if (ioctl(fd, DIAG_IOCSREG, &reg))
+		return -errno;
+	if (write_index)
+		*write_index = reg.write_index;
+	return 0;
+}
+
+/* Drop this process's enabler at (@addr, @bit); 0 or -errno */
+static inline int uet_unregister_bits(int fd, void *addr, int bit)
+{
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = bit,
+		.disable_addr = (unsigned long)addr,
+	};
+
+	return ioctl(fd, DIAG_IOCSUNREG, &unreg) ? -errno : 0;
+}
+
+/* Whether events/@system/@name exists (system "user_events", ...) */
+static inline int uet_event_exists(const char *system, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), TRACEFS "events/%s/%s", system, name);
+	return !access(path, F_OK);
 }
 
 #endif /* UE_HELPERS_H */
