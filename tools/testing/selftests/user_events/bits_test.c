@@ -856,6 +856,35 @@ TEST_F(bits, thread_exit_keeps_enabler)
 	EXPECT_EQ(0, *w);
 }
 
+/*
+ * A vfork() child shares its parent's memory but is another process: it
+ * owns none of the parent's enablers (its unregister finds none), and its
+ * exit drops none of them
+ */
+TEST_F(bits, vfork_child_owns_none)
+{
+	__u64 *w = (__u64 *)self->e.page;
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = 4,
+		.disable_addr = (unsigned long)w,
+	};
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, reg(&self->e, "bits_vfork u32 v", w, 8, 4, NULL));
+	pid = vfork();
+	if (!pid)
+		_exit(ioctl(self->e.fd, DIAG_IOCSUNREG, &unreg) ? errno : 0);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(ENOENT, WEXITSTATUS(status));
+	ASSERT_EQ(0, uet_enable("", "bits_vfork", 1));
+	EXPECT_EQ(1ULL << 4, *w);
+	ASSERT_EQ(0, uet_enable("", "bits_vfork", 0));
+	EXPECT_EQ(0, *w);
+}
+
 /* munmap() and mprotect(PROT_READ) of the word ------------------------- */
 
 /*
