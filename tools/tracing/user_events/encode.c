@@ -52,6 +52,19 @@ static bool uec_name_valid(const char *s)
 	return true;
 }
 
+/* "FLAG[,FLAG...]": word characters, one ',' between flags */
+static bool uec_flags_valid(const char *s)
+{
+	const char *c;
+
+	for (c = s; *c; c++)
+		if (*c == ',' ? c == s || !c[1] || c[1] == ',' :
+		    !(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') &&
+		    !(*c >= '0' && *c <= '9') && *c != '_')
+			return false;
+	return c != s;
+}
+
 /* Split @text in place into at most @max blank-separated words */
 static int uec_words(char *text, char **w, int max)
 {
@@ -180,6 +193,10 @@ static int uec_parse_field(char *text, struct uec_field *f, char *err,
 name:
 	if (!uec_name_valid(w[i]))
 		return uec_err(err, errlen, -EINVAL, "bad field name '%s'", w[i]);
+	/* the record's header fields are common_* */
+	if (!strncmp(w[i], "common_", 7))
+		return uec_err(err, errlen, -EINVAL,
+			       "field names starting with common_ are reserved");
 	memcpy(f->name, w[i], strlen(w[i]) + 1);
 	return 0;
 }
@@ -200,8 +217,12 @@ int uec_parse_desc(const char *desc, struct uec_desc *d, char *err, size_t errle
 	if (*list)
 		*list++ = '\0';
 	colon = strchr(copy, ':');
-	if (colon)
+	if (colon) {
 		*colon = '\0';
+		if (!uec_flags_valid(colon + 1))
+			return uec_err(err, errlen, -EINVAL, "bad flag list '%s'",
+				       colon + 1);
+	}
 	if (!uec_name_valid(copy))
 		return uec_err(err, errlen, -EINVAL, "bad event name '%s'", copy);
 	/* checked: shorter than UEC_MAX_NAME */

@@ -25,6 +25,11 @@ FIXTURE_SETUP(compat)
 	ASSERT_EQ(4, sizeof(void *));
 	self->perf_fd = -1;
 	self->word = 0;
+	self->fd = -1;
+	self->page = NULL;
+	/* records must reach perf samples too */
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	self->page = uet_map_status();
@@ -34,6 +39,8 @@ FIXTURE_SETUP(compat)
 
 FIXTURE_TEARDOWN(compat)
 {
+	if (!self->page)
+		return;
 	if (self->perf_fd >= 0)
 		close(self->perf_fd);
 	uet_enable("", "compat_page", 0);

@@ -7,6 +7,7 @@
  */
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
+#include "desc_cases.h"
 
 /* Is "u:<name>" (alone or followed by a space or ':') in dynamic_events? */
 static int dyn_has(const char *name)
@@ -31,10 +32,21 @@ FIXTURE(dyn) {
 };
 
 FIXTURE_VARIANT(dyn) {
-	const char *cmd;	/* written to dynamic_events */
-	int err;		/* 0 or the errno of the write */
-	const char *shown;	/* the line cat dynamic_events shows, if accepted */
+	struct ue_desc_case c;
 };
+
+/* A variant per case of desc_cases.h, named by its id */
+static void __attribute__((constructor(KSELFTEST_PRIO_TEST))) dyn_add_cases(void)
+{
+	static struct __fixture_variant_metadata v[ARRAY_SIZE(ue_desc_cases)];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ue_desc_cases); i++) {
+		v[i].name = ue_desc_cases[i].id;
+		v[i].data = &ue_desc_cases[i];
+		__register_fixture_variant(&_dyn_fixture_object, &v[i]);
+	}
+}
 
 FIXTURE_SETUP(dyn)
 {
@@ -49,375 +61,20 @@ FIXTURE_TEARDOWN(dyn)
 	uet_write_file(UE_DYN, "-:dyn_t", O_APPEND);
 }
 
-FIXTURE_VARIANT_ADD(dyn, no_fields) {
-	.cmd = "u:dyn_t",
-	.shown = "u:dyn_t",
-};
-
-FIXTURE_VARIANT_ADD(dyn, u8) {
-	.cmd = "u:dyn_t u8 a",
-	.shown = "u:dyn_t u8 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, s8) {
-	.cmd = "u:dyn_t s8 a",
-	.shown = "u:dyn_t s8 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, u16) {
-	.cmd = "u:dyn_t u16 a",
-	.shown = "u:dyn_t u16 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, s16) {
-	.cmd = "u:dyn_t s16 a",
-	.shown = "u:dyn_t s16 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, u32) {
-	.cmd = "u:dyn_t u32 a",
-	.shown = "u:dyn_t u32 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, s32) {
-	.cmd = "u:dyn_t s32 a",
-	.shown = "u:dyn_t s32 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, u64) {
-	.cmd = "u:dyn_t u64 a",
-	.shown = "u:dyn_t u64 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, s64) {
-	.cmd = "u:dyn_t s64 a",
-	.shown = "u:dyn_t s64 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, char) {
-	.cmd = "u:dyn_t char a",
-	.shown = "u:dyn_t char a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, short) {
-	.cmd = "u:dyn_t short a",
-	.shown = "u:dyn_t short a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, int) {
-	.cmd = "u:dyn_t int a",
-	.shown = "u:dyn_t int a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, uchar) {
-	.cmd = "u:dyn_t unsigned char a",
-	.shown = "u:dyn_t unsigned char a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, ushort) {
-	.cmd = "u:dyn_t unsigned short a",
-	.shown = "u:dyn_t unsigned short a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, uint) {
-	.cmd = "u:dyn_t unsigned int a",
-	.shown = "u:dyn_t unsigned int a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, chars) {
-	.cmd = "u:dyn_t char[20] a",
-	.shown = "u:dyn_t char[20] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, chars_hex) {
-	.cmd = "u:dyn_t char[0x10] a",
-	.shown = "u:dyn_t char[16] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, chars_max) {
-	.cmd = "u:dyn_t char[1024] a",
-	.shown = "u:dyn_t char[1024] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, uchars) {
-	.cmd = "u:dyn_t unsigned char[3] a",
-	.shown = "u:dyn_t unsigned char[3] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, data_loc) {
-	.cmd = "u:dyn_t __data_loc char[] a",
-	.shown = "u:dyn_t __data_loc char[] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, rel_loc) {
-	.cmd = "u:dyn_t __rel_loc char[] a",
-	.shown = "u:dyn_t __rel_loc char[] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, rel_loc_u8) {
-	.cmd = "u:dyn_t __rel_loc u8[] a",
-	.shown = "u:dyn_t __rel_loc u8[] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, data_loc_uc) {
-	.cmd = "u:dyn_t __data_loc unsigned char[] a",
-	.shown = "u:dyn_t __data_loc unsigned char[] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, struct) {
-	.cmd = "u:dyn_t struct foo a 24",
-	.shown = "u:dyn_t struct foo a 24",
-};
-
-FIXTURE_VARIANT_ADD(dyn, spaces) {
-	.cmd = "u:dyn_t   u32  a ;u64\tb;",
-	.shown = "u:dyn_t u32 a; u64 b",
-};
-
-FIXTURE_VARIANT_ADD(dyn, flags) {
-	.cmd = "u:dyn_t:BPF_ITER u32 a",
-	.shown = "u:dyn_t:BPF_ITER u32 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, unknown_flag) {
-	.cmd = "u:dyn_t:BPF_ITER,NEW_THING u32 a",
-	.shown = "u:dyn_t:BPF_ITER,NEW_THING u32 a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, digits_in_name) {
-	.cmd = "u:dyn_t u32 a2_b",
-	.shown = "u:dyn_t u32 a2_b",
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_empty_name) {
-	.cmd = "u: u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_digit_name) {
-	.cmd = "u:1dyn u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_dash_name) {
-	.cmd = "u:dyn-t u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_dot_name) {
-	.cmd = "u:dyn.t u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_slash_name) {
-	.cmd = "u:a/dyn_t u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_unknown_type) {
-	.cmd = "u:dyn_t u128 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_long) {
-	.cmd = "u:dyn_t long a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_ulong) {
-	.cmd = "u:dyn_t unsigned long a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_size_on_int) {
-	.cmd = "u:dyn_t u32 a 4",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_struct_no_size) {
-	.cmd = "u:dyn_t struct foo a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_struct_zero) {
-	.cmd = "u:dyn_t struct foo a 0",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_struct_huge) {
-	.cmd = "u:dyn_t struct foo a 1025",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_array_huge) {
-	.cmd = "u:dyn_t char[1025] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_array_zero) {
-	.cmd = "u:dyn_t char[0] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_array_junk) {
-	.cmd = "u:dyn_t char[x] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_array_u32) {
-	.cmd = "u:dyn_t u32[4] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_loc_sized) {
-	.cmd = "u:dyn_t __data_loc char[4] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_loc_no_array) {
-	.cmd = "u:dyn_t __rel_loc char a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_no_field_name) {
-	.cmd = "u:dyn_t u32",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_bad_field_name) {
-	.cmd = "u:dyn_t u32 a-b",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_digit_field_name) {
-	.cmd = "u:dyn_t u32 9a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_dup_field) {
-	.cmd = "u:dyn_t u32 a; u64 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_empty_field) {
-	.cmd = "u:dyn_t u32 a;; u32 b",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_leading_semicolon) {
-	.cmd = "u:dyn_t ; u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_only_semicolon) {
-	.cmd = "u:dyn_t ;",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_two_trailing) {
-	.cmd = "u:dyn_t u32 a;;",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_empty_flags) {
-	.cmd = "u:dyn_t: u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_bad_flag_sep) {
-	.cmd = "u:dyn_t:A,,B u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_unbalanced) {
-	.cmd = "u:dyn_t char[4 a",
-	.err = EINVAL,
-};
-
-/*
- * Found by fuzz_test: a long type word was cut at 31 characters. Leading
- * zeros are refused in hex too, as Linux's own selftest expects of
- * char[0x0000000000001]: the long word is an error, whole.
- */
-FIXTURE_VARIANT_ADD(dyn, bad_long_hex) {
-	.cmd = "u:dyn_t char[0x0000000000000000000000010] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_hex_leading_zero) {
-	.cmd = "u:dyn_t char[0x014] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, chars_hex_upper) {
-	.cmd = "u:dyn_t char[0X1f] a",
-	.shown = "u:dyn_t char[31] a",
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_long_type_junk) {
-	.cmd = "u:dyn_t char[0x00000000000000000000001]JUNK a",
-	.err = EINVAL,
-};
-
-/* Sizes are decimal or 0x hex: no leading 0 (octal in C), no sign */
-FIXTURE_VARIANT_ADD(dyn, bad_array_octal) {
-	.cmd = "u:dyn_t char[010] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_array_plus) {
-	.cmd = "u:dyn_t char[+4] a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_struct_octal) {
-	.cmd = "u:dyn_t struct foo a 010",
-	.err = EINVAL,
-};
-
-/* Names are ASCII: the kernel's isalnum() would take Latin-1 letters */
-FIXTURE_VARIANT_ADD(dyn, bad_latin1_name) {
-	.cmd = "u:dyn_t\xe9 u32 a",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_latin1_field) {
-	.cmd = "u:dyn_t u32 a\xe9",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(dyn, bad_latin1_flag) {
-	.cmd = "u:dyn_t:BPF_ITER\xc0 u32 a",
-	.err = EINVAL,
-};
-
-/* Only space, tab and newline separate words */
-FIXTURE_VARIANT_ADD(dyn, bad_vtab_separator) {
-	.cmd = "u:dyn_t u32\va",
-	.err = EINVAL,
-};
-
-/* The record's header fields are common_*; filters must not see two */
-FIXTURE_VARIANT_ADD(dyn, bad_common_field) {
-	.cmd = "u:dyn_t u32 common_pid",
-	.err = EINVAL,
-};
-
 TEST_F(dyn, create)
 {
-	char *all;
+	const struct ue_desc_case *c = &variant->c;
+	char cmd[600], want[600], *all;
 
-	EXPECT_EQ(-variant->err, uet_write_file(UE_DYN, variant->cmd, O_APPEND));
+	snprintf(cmd, sizeof(cmd), "u:%s", c->desc);
+	EXPECT_EQ(c->canonical ? 0 : -EINVAL, uet_write_file(UE_DYN, cmd, O_APPEND));
 	all = uet_read_file(UE_DYN);
 	ASSERT_NE(NULL, all);
-	if (variant->err) {
+	if (!c->canonical) {
 		EXPECT_EQ(0, dyn_has("dyn_t")) TH_LOG("dynamic_events: %s", all);
 	} else {
-		char want[600];
-
-		snprintf(want, sizeof(want), "%s\n", variant->shown);
-		EXPECT_NE(NULL, strstr(all, want)) TH_LOG("want '%s' in '%s'",
-							  variant->shown, all);
+		snprintf(want, sizeof(want), "u:%s\n", c->canonical);
+		EXPECT_NE(NULL, strstr(all, want)) TH_LOG("want '%s' in '%s'", want, all);
 		EXPECT_EQ(0, access(TRACEFS "events/user_events/dyn_t/format", R_OK));
 	}
 	free(all);
