@@ -48,11 +48,19 @@
 #define USER_EVENT_MAX_DESC	512
 #define USER_EVENT_MAX_ARRAY	1024
 /*
- * The largest payload one ftrace sub-buffer holds in every mode: its data
- * bytes less an absolute time stamp (hist triggers may ask for one) and the
- * common header.
+ * The largest payload of any write: with the common header, a record every
+ * byte of which a __data_loc/__rel_loc field (16-bit offsets) can address.
+ * What the event's consumers take is checked at each write beyond
+ * USER_EVENT_FITS_ALL: an ftrace buffer's sub-buffer size
+ * (buffer_subbuf_size_kb) and perf's PERF_MAX_TRACE_SIZE.
  */
-#define USER_EVENT_MAX_PAYLOAD	(PAGE_SIZE - 40)
+#define USER_EVENT_MAX_PAYLOAD	(U16_MAX - sizeof(struct trace_entry))
+/*
+ * The largest payload every consumer takes: user_event_consumer_max() of
+ * ftrace with one-page sub-buffers and absolute time stamps; perf takes
+ * more.
+ */
+#define USER_EVENT_FITS_ALL	(PAGE_SIZE - 48)
 /* Times a write faults its pages in again before giving up */
 #define USER_EVENT_FAULT_TRIES	3
 /* A write starts with the event's index, an int; the payload follows */
@@ -894,7 +902,7 @@ static bool user_event_locs_valid(struct user_event *ue, const u8 *rec,
 {
 	int i;
 
-	for (i = 0; ue->nr_locs && i < ue->nr_fields; i++)
+	for (i = 0; i < ue->nr_fields; i++)
 		if (ue->fields[i].kind >= UF_LOC_STR &&
 		    !user_loc_valid(&ue->fields[i], rec, size))
 			return false;
@@ -937,33 +945,153 @@ static unsigned long user_event_payload_iov(const struct iov_iter *from,
  * to @dst. @from is left as it is: every consumer copies from it. Writes
  * come as one user buffer (write()) or user iovecs (writev()): those are
  * copied segment by segment here, at a fraction of the cost of
- * copy_from_iter() on a copy of the iterator. Page faults are disabled (the
- * caller's doing): returns false on a missing page.
+ * copy_from_iter() on a copy of the iterator. Their ranges passed
+ * access_ok() when the iterator was made (vfs_write(), import_ubuf(),
+ * import_iovec()). Page faults are disabled (the caller's doing): returns
+ * false on a missing page.
  */
-static bool user_event_copy(void *dst, const struct iov_iter *from, size_t len)
+static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
+					 size_t len)
 {
 	const struct iovec *iov;
 	unsigned long nr;
 	void __user *src;
 	size_t off, n;
 
-	if (iter_is_ubuf(from)) {
-		src = from->ubuf + from->iov_offset + USER_EVENT_INDEX_SIZE;
-		return access_ok(src, len) &&
-		       !__copy_from_user_inatomic(dst, src, len);
-	}
 	if (unlikely(!iter_is_iovec(from)))
 		return user_event_copy_iter(dst, from, len);
+	/* the common writev(): the index, then the payload in one segment */
+	iov = iter_iov(from);
+	if (likely(from->nr_segs == 2 && !from->iov_offset &&
+		   iov->iov_len == USER_EVENT_INDEX_SIZE && iov[1].iov_len == len))
+		return !__copy_from_user_inatomic(dst, iov[1].iov_base, len);
 	nr = user_event_payload_iov(from, &iov, &off);
 	for (; len && nr; iov++, nr--, off = 0) {
 		n = min(iov->iov_len - off, len);
 		src = iov->iov_base + off;
-		if (!access_ok(src, n) || __copy_from_user_inatomic(dst, src, n))
+		if (__copy_from_user_inatomic(dst, src, n))
 			return false;
 		dst += n;
 		len -= n;
 	}
 	return !len;
+}
+
+static __always_inline bool user_event_copy(void *dst,
+					    const struct iov_iter *from,
+					    size_t len)
+{
+	void __user *src;
+
+	if (likely(iter_is_ubuf(from))) {
+		src = from->ubuf + from->iov_offset + USER_EVENT_INDEX_SIZE;
+		return !__copy_from_user_inatomic(dst, src, len);
+	}
+	return user_event_copy_iov(dst, from, len);
+}
+
+/*
+ * Copy the payload into the record @entry reserved for it and check its
+ * __data_loc/__rel_loc fields: false when the record is to be dropped, @w
+ * telling why (a missing page: the write is retried; bad locs: EFAULT).
+ */
+static __always_inline bool user_event_fill(struct user_event *ue,
+					    struct trace_entry *entry,
+					    const struct iov_iter *from,
+					    size_t len,
+					    struct user_event_write *w)
+{
+	if (unlikely(!user_event_copy(entry + 1, from, len))) {
+		w->faulted = true;
+		return false;
+	}
+	if (ue->nr_locs &&
+	    !user_event_locs_valid(ue, (u8 *)entry, sizeof(*entry) + len)) {
+		w->err = -EFAULT;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The flags of a trace_event_file that make its records go through
+ * trace_event_buffer_reserve() and trace_event_buffer_commit(): a filter,
+ * triggers (hist included), soft disable, pid filtering.
+ */
+#define USER_FTRACE_GENERIC	(EVENT_FILE_FL_FILTERED |		\
+				 EVENT_FILE_FL_SOFT_DISABLED |		\
+				 EVENT_FILE_FL_TRIGGER_MODE |		\
+				 EVENT_FILE_FL_TRIGGER_COND |		\
+				 EVENT_FILE_FL_PID_FILTER)
+
+/*
+ * Can a record for @file go into its ring buffer directly, as trace_marker's
+ * do? Only when nothing that the generic layer does would act on it: none of
+ * the flags above, no stack traces asked of the instance, no tp_printk, no
+ * trace_export taking events.
+ */
+static bool user_ftrace_direct(struct trace_event_file *file)
+{
+	return !(READ_ONCE(file->flags) & USER_FTRACE_GENERIC) &&
+	       !(file->tr->trace_flags &
+		 (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)) &&
+	       !static_branch_unlikely(&trace_event_exports_enabled) &&
+	       likely(!tracepoint_printk);
+}
+
+/*
+ * The record of user_event_ftrace() without the generic layer: reserved
+ * and committed on the ring buffer, the common header filled as
+ * trace_event_buffer_reserve() fills it.
+ */
+static __always_inline void
+user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
+			 struct iov_iter *from, size_t len,
+			 struct user_event_write *w)
+{
+	struct trace_buffer *buffer = file->tr->array_buffer.buffer;
+	/* before the reserve, which raises the preempt count */
+	unsigned int trace_ctx = tracing_gen_ctx_dec();
+	struct ring_buffer_event *event;
+	struct trace_entry *entry;
+
+	event = ring_buffer_lock_reserve(buffer, sizeof(*entry) + len);
+	if (!event)
+		return;
+	entry = ring_buffer_event_data(event);
+	tracing_generic_entry_update(entry, ue->call.event.type, trace_ctx);
+	if (!user_event_fill(ue, entry, from, len, w)) {
+		ring_buffer_discard_commit(buffer, event);
+		return;
+	}
+	/* as __buffer_unlock_commit() does: the task's comm is to be saved */
+	__this_cpu_write(trace_taskinfo_save, true);
+	ring_buffer_unlock_commit(buffer);
+	w->recorded++;
+}
+
+/* user_event_ftrace() through trace_event_buffer_reserve() and commit() */
+static noinline void user_event_ftrace_generic(struct trace_event_file *file,
+					       struct user_event *ue,
+					       struct iov_iter *from,
+					       size_t len,
+					       struct user_event_write *w)
+{
+	/* filled by the reserve: no need to clear it on every write first */
+	struct trace_event_buffer fbuffer __uninitialized;
+	struct trace_entry *entry;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+	entry = trace_event_buffer_reserve(&fbuffer, file, sizeof(*entry) + len);
+	if (!entry)
+		return;
+	if (!user_event_fill(ue, entry, from, len, w)) {
+		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
+		return;
+	}
+	trace_event_buffer_commit(&fbuffer);
+	w->recorded++;
 }
 
 /* The ftrace consumer: one record per attached trace_event_file */
@@ -972,30 +1100,11 @@ static void user_event_ftrace(void *data, struct user_event *ue,
 			      struct user_event_write *w)
 {
 	struct trace_event_file *file = data;
-	/* filled by the reserve: no need to clear it on every write first */
-	struct trace_event_buffer fbuffer __uninitialized;
-	void *entry;
 
-	if (trace_trigger_soft_disabled(file))
-		return;
-	entry = trace_event_buffer_reserve(&fbuffer, file,
-					   sizeof(struct trace_entry) + len);
-	if (!entry)
-		return;
-	if (unlikely(!user_event_copy(entry + sizeof(struct trace_entry),
-				      from, len))) {
-		w->faulted = true;
-		goto discard;
-	}
-	if (!user_event_locs_valid(ue, entry, sizeof(struct trace_entry) + len)) {
-		w->err = -EFAULT;
-		goto discard;
-	}
-	trace_event_buffer_commit(&fbuffer);
-	w->recorded++;
-	return;
-discard:
-	__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
+	if (likely(user_ftrace_direct(file)))
+		user_event_ftrace_direct(file, ue, from, len, w);
+	else
+		user_event_ftrace_generic(file, ue, from, len, w);
 }
 
 #ifdef CONFIG_PERF_EVENTS
@@ -1061,13 +1170,9 @@ static void user_event_perf(void *data, struct user_event *ue,
 	if (!entry)
 		return;
 	perf_fetch_caller_regs(regs);
-	if (unlikely(!user_event_copy(entry + 1, from, len))) {
-		w->faulted = true;
-		goto drop;
-	}
-	if (!user_event_locs_valid(ue, (u8 *)entry, sizeof(*entry) + len)) {
-		w->err = -EFAULT;
-		goto drop;
+	if (!user_event_fill(ue, entry, from, len, w)) {
+		perf_swevent_put_recursion_context(rctx);
+		return;
 	}
 	if (bpf)
 		perf_trace_run_bpf_submit(entry, size, rctx, call, 1, regs,
@@ -1076,15 +1181,14 @@ static void user_event_perf(void *data, struct user_event *ue,
 		perf_trace_buf_submit(entry, size, rctx, call->event.type, 1,
 				      regs, head, NULL);
 	w->recorded++;
-	return;
-drop:
-	perf_swevent_put_recursion_context(rctx);
 }
 #endif
 
 /* Call every attached consumer, as a tracepoint would, pages not faulted */
-static void user_event_call_probes(struct user_event *ue, struct iov_iter *i,
-				   size_t len, struct user_event_write *w)
+static __always_inline void user_event_call_probes(struct user_event *ue,
+						   struct iov_iter *i,
+						   size_t len,
+						   struct user_event_write *w)
 {
 	struct tracepoint_func *f;
 
@@ -1106,27 +1210,42 @@ static void user_event_call_probes(struct user_event *ue, struct iov_iter *i,
  * Once a consumer has committed, a retry would duplicate its record: a
  * fault after that (the page was reclaimed in between) fails the write.
  */
-static int user_event_emit(struct user_event *ue, struct iov_iter *i,
-			   size_t len)
+static noinline int user_event_emit_retry(struct user_event *ue,
+					  struct iov_iter *i, size_t len,
+					  struct user_event_write *w)
 {
-	struct user_event_write w = {};
 	int tries;
 
-	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		w.faulted = false;
-		user_event_call_probes(ue, i, len, &w);
-		if (w.err)
-			return w.err;
-		if (!w.faulted)
-			return 0;
-		if (w.recorded || fault_in_iov_iter_readable(i, iov_iter_count(i)))
+	for (tries = 1; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (w->recorded || fault_in_iov_iter_readable(i, iov_iter_count(i)))
 			return -EFAULT;
+		w->faulted = false;
+		user_event_call_probes(ue, i, len, w);
+		if (w->err)
+			return w->err;
+		if (!w->faulted)
+			return 0;
 	}
 	return -EFAULT;
 }
 
+/* Record a write of @len payload bytes: 0 or an errno */
+static __always_inline int user_event_emit(struct user_event *ue,
+					   struct iov_iter *i, size_t len)
+{
+	struct user_event_write w = {};
+
+	user_event_call_probes(ue, i, len, &w);
+	if (unlikely(w.err))
+		return w.err;
+	if (unlikely(w.faulted))
+		return user_event_emit_retry(ue, i, len, &w);
+	return 0;
+}
+
 /* The slot of write index @idx of @file, 0 for none */
-static unsigned long user_event_slot_of_fd(struct file *file, int idx)
+static __always_inline unsigned long user_event_slot_of_fd(struct file *file,
+							   int idx)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_refs *refs;
@@ -1135,8 +1254,11 @@ static unsigned long user_event_slot_of_fd(struct file *file, int idx)
 	/* The fd holds a reference on each of its events until release */
 	rcu_read_lock_sched();
 	refs = rcu_dereference_sched(ufd->refs);
-	/* pairs with the release in user_event_fd_add(): counted slots are set */
-	if (refs && idx < smp_load_acquire(&refs->count))
+	/*
+	 * Pairs with the release in user_event_fd_add(): counted slots are
+	 * set. A negative index is out of range too.
+	 */
+	if (refs && (unsigned int)idx < (unsigned int)smp_load_acquire(&refs->count))
 		slot = refs->slots[idx];
 	rcu_read_unlock_sched();
 	return slot;
@@ -1163,36 +1285,113 @@ static int user_event_read_index(const struct iov_iter *i, int *idx)
 	return user_event_read_index_iter(i, idx);
 }
 
-static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+/*
+ * The largest payload the consumer of probe @f records. ftrace: what
+ * ring_buffer_max_event_size() says of its buffer (sub-buffer size,
+ * buffer_subbuf_size_kb) less the common header and room for the time
+ * stamp the ring buffer adds to an event's full length when the clock
+ * moved too far since the last event (ring_buffer_max_event_size() leaves
+ * room for one in absolute time stamp mode only).
+ */
+static size_t user_event_consumer_max(const struct tracepoint_func *f)
 {
-	size_t total = iov_iter_count(i), len;
+	struct trace_event_file *file = f->data;
+
+	if (f->func == (void *)user_event_ftrace)
+		return ring_buffer_max_event_size(file->tr->array_buffer.buffer) -
+		       sizeof(u64) - sizeof(struct trace_entry);
+	/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
+	return PERF_MAX_TRACE_SIZE - sizeof(u32) - sizeof(struct trace_entry);
+}
+
+/*
+ * Is a @len-byte payload more than any write takes, or more than one of the
+ * attached consumers records? Then nobody gets it: the write fails before
+ * any consumer has a record.
+ */
+static noinline bool user_event_too_big(struct user_event *ue, size_t len)
+{
+	struct tracepoint_func *f;
+	bool big = false;
+
+	if (len > USER_EVENT_MAX_PAYLOAD)
+		return true;
+	rcu_read_lock_sched();
+	f = rcu_dereference_sched(ue->tp.funcs);
+	for (; f && f->func && !big; f++)
+		big = len > user_event_consumer_max(f);
+	rcu_read_unlock_sched();
+	return big;
+}
+
+/*
+ * A write of index @idx and @len payload bytes, on @file: its event in
+ * *@uep when the payload is to be recorded (returns 0), or what the write
+ * returns without recording: 1 when nobody listens and it is accepted, else
+ * an errno.
+ */
+static __always_inline int user_event_write_check(struct file *file, int idx,
+						  size_t len,
+						  struct user_event **uep)
+{
 	struct user_event *ue;
 	unsigned long slot;
-	int idx, ret;
 
-	if (total < USER_EVENT_INDEX_SIZE)
-		return -EINVAL;
-	if (unlikely(user_event_read_index(i, &idx)))
-		return -EFAULT;
-	if (idx < 0)
-		return -EINVAL;
-	slot = user_event_slot_of_fd(kiocb->ki_filp, idx);
-	if (!slot)
-		return -ENOENT;
+	slot = user_event_slot_of_fd(file, idx);
+	if (unlikely(!slot))
+		return idx < 0 ? -EINVAL : -ENOENT;
 	ue = user_slot_event(slot);
-	len = total - USER_EVENT_INDEX_SIZE;
 	if (len < ue->min_size)
 		return -EINVAL;
-	if (len > USER_EVENT_MAX_PAYLOAD)
+	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
 		return -E2BIG;
 	/*
 	 * Nobody listening: a status-page index is accepted with nothing
 	 * recorded; an enable-bit index is refused, as Linux 6.5+ does.
 	 */
 	if (likely(!rcu_access_pointer(ue->tp.funcs)))
-		return slot & USER_SLOT_BITS ? -EBADF : total;
-	ret = user_event_emit(ue, i, len);
-	return ret ? ret : total;
+		return slot & USER_SLOT_BITS ? -EBADF : 1;
+	*uep = ue;
+	return 0;
+}
+
+/* writev(), and every write that is not one user buffer (io_uring) */
+static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+{
+	size_t total = iov_iter_count(i);
+	struct user_event *ue;
+	int idx, ret;
+
+	if (total < USER_EVENT_INDEX_SIZE)
+		return -EINVAL;
+	if (unlikely(user_event_read_index(i, &idx)))
+		return -EFAULT;
+	ret = user_event_write_check(kiocb->ki_filp, idx,
+				     total - USER_EVENT_INDEX_SIZE, &ue);
+	if (!ret)
+		ret = user_event_emit(ue, i, total - USER_EVENT_INDEX_SIZE);
+	return ret < 0 ? ret : total;
+}
+
+/* write(): one user buffer, without the kiocb and iov_iter set-up of writev() */
+static ssize_t user_events_write(struct file *file, const char __user *buf,
+				 size_t count, loff_t *ppos)
+{
+	/* set whole by iov_iter_ubuf() */
+	struct iov_iter i __uninitialized;
+	struct user_event *ue;
+	int idx, ret;
+
+	if (count < USER_EVENT_INDEX_SIZE)
+		return -EINVAL;
+	if (get_user(idx, (const int __user *)buf))
+		return -EFAULT;
+	ret = user_event_write_check(file, idx, count - USER_EVENT_INDEX_SIZE, &ue);
+	if (!ret) {
+		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
+		ret = user_event_emit(ue, &i, count - USER_EVENT_INDEX_SIZE);
+	}
+	return ret < 0 ? ret : count;
 }
 
 /* Consumers: who listens ------------------------------------------------- */
@@ -2439,7 +2638,8 @@ static int user_events_open(struct inode *inode, struct file *file)
 	if (!ufd)
 		return -ENOMEM;
 	file->private_data = ufd;
-	return nonseekable_open(inode, file);
+	/* no file position: write() need not lock or move one */
+	return stream_open(inode, file);
 }
 
 static int user_events_release(struct inode *inode, struct file *file)
@@ -2523,6 +2723,7 @@ static int user_status_open(struct inode *inode, struct file *file)
 
 static const struct file_operations user_data_fops = {
 	.open = user_events_open, .release = user_events_release,
+	.write		= user_events_write,
 	.write_iter	= user_events_write_iter,
 	.unlocked_ioctl	= user_events_ioctl,
 #ifdef CONFIG_COMPAT

@@ -124,7 +124,7 @@ def stages(final, gone):
     replace(c, 'struct user_event_refs', 'perf/struct-user_event_refs.c')
     c.drop('USER_SLOT_BITS', 'user_slot_event')
     replace(c, 'user_event_slot_of_fd', 'perf/user_event_of_fd.c')
-    replace(c, 'user_events_write_iter', 'perf/user_events_write_iter.c')
+    replace(c, 'user_event_write_check', 'perf/user_event_write_check.c')
     replace(c, 'user_event_fd_add', 'perf/user_event_fd_add.c')
     replace(c, 'user_events_release', 'perf/user_events_release.c')
 

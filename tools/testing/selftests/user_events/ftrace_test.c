@@ -3,9 +3,11 @@
  * ftrace_test: user events as ftrace sees them: registration, the status
  * byte, records in trace with their exact values, every write error, pages
  * that fault, deletion rules, the format file, and hist triggers turning
- * two user events into a synthetic latency event.
+ * two user events into a synthetic latency event; payload limits; the
+ * generic layer of trace events acting on user events.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -32,7 +34,8 @@ FIXTURE_TEARDOWN(ft)
 {
 	static const char * const names[] = { "ft_reuse", "ft_reuse2", "ft_status", "ft_vals",
 				"ft_err", "ft_fault", "ft_del", "ft_scope", "ft_types",
-				"ft_filter", "req_start", "req_end" };
+				"ft_filter", "req_start", "req_end", "ft_big", "ft_gen",
+				"ft_gen_on" };
 	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
@@ -173,9 +176,9 @@ TEST_F(ft, write_reaches_trace)
 /* Every error a write can get, and nothing recorded for any of them */
 TEST_F(ft, write_errors)
 {
-	int max = UE_MAX_PAYLOAD, idx;
 	struct user_reg reg;
 	struct vals v;
+	int max, idx;
 	char *big;
 
 	ASSERT_EQ(0, uet_register(self->fd, VALS_DESC, &reg));
@@ -216,7 +219,9 @@ TEST_F(ft, write_errors)
 	EXPECT_EQ(sizeof(v), write(self->fd, &v, sizeof(v)));
 	EXPECT_EQ(1, uet_trace_count("ft_vals:"));
 
-	/* exactly the maximum payload, then one byte more */
+	/* exactly the maximum payload ftrace records, then one byte more */
+	max = uet_ftrace_max_payload("");
+	ASSERT_LT(0, max);
 	big = calloc(1, 4 + max + 1);
 	ASSERT_NE(NULL, big);
 	fill_vals(&v, reg.write_index);
@@ -341,6 +346,192 @@ TEST_F(ft, delete_clears_where_enabled)
 	EXPECT_EQ(0, instance_trace_count("", "scope-top"));
 	EXPECT_EQ(1, instance_trace_count(inst, "scope-inst"));
 	rmdir(TRACEFS "instances/ue_scope");
+}
+
+/* write() of @len payload bytes (index first) from @buf; 0 or -errno */
+static int write_len(int fd, char *buf, __u32 idx, long len)
+{
+	memcpy(buf, &idx, sizeof(idx));
+	return write(fd, buf, 4 + len) == 4 + len ? 0 : -errno;
+}
+
+/*
+ * The largest payload follows the attached consumers: each ftrace buffer's
+ * sub-buffer size (buffer_subbuf_size_kb) and perf's PERF_MAX_TRACE_SIZE.
+ * A payload over the smallest of their limits is E2BIG and recorded by
+ * none of them; with nobody attached any payload up to 64 KiB (less the
+ * header) is accepted. write() and writev() are held to the same limits.
+ */
+TEST_F(ft, payload_limits)
+{
+	const char *inst = "instances/ue_big/";
+	long top, big, in_inst;
+	struct user_reg reg;
+	struct iovec io[2];
+	int perf, id;
+	char *buf;
+
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
+	buf = calloc(1, 4 + UE_MAX_PAYLOAD + 1);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, uet_register(self->fd, "ft_big u32 n", &reg));
+	id = uet_tracepoint_id("ft_big");
+	ASSERT_LT(0, id);
+
+	/* nobody attached */
+	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, UE_MAX_PAYLOAD));
+	EXPECT_EQ(-E2BIG, write_len(self->fd, buf, reg.write_index, UE_MAX_PAYLOAD + 1));
+
+	/* ftrace with the default one-page sub-buffers */
+	top = uet_ftrace_max_payload("");
+	ASSERT_EQ(getpagesize() - 40, top);
+	ASSERT_EQ(0, uet_enable("", "ft_big", 1));
+	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, top));
+	EXPECT_EQ(-E2BIG, write_len(self->fd, buf, reg.write_index, top + 1));
+	io[0] = (struct iovec){ buf, 4 };
+	io[1] = (struct iovec){ buf + 4, top + 1 };
+	EXPECT_EQ(-1, writev(self->fd, io, 2));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(1, uet_trace_count("ft_big: n=0"));
+
+	/* 16 KiB sub-buffers (the change empties the buffer): bigger records */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "buffer_subbuf_size_kb", "16", O_TRUNC));
+	big = uet_ftrace_max_payload("");
+	EXPECT_EQ(16384 - 40, big);
+	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, big));
+	EXPECT_EQ(-E2BIG, write_len(self->fd, buf, reg.write_index, big + 1));
+	EXPECT_EQ(1, uet_trace_count("ft_big: n=0"));
+
+	/* perf attached too: its limit is the smaller one now */
+	perf = uet_perf_open(id, 0, -1, 1);
+	ASSERT_LE(0, perf);
+	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, UE_PERF_MAX_PAYLOAD));
+	EXPECT_EQ(-E2BIG, write_len(self->fd, buf, reg.write_index,
+				    UE_PERF_MAX_PAYLOAD + 1));
+	close(perf);
+	EXPECT_EQ(2, uet_trace_count("ft_big: n=0"));
+	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, UE_PERF_MAX_PAYLOAD + 1));
+	EXPECT_EQ(3, uet_trace_count("ft_big: n=0"));
+
+	/* also enabled in an instance with one-page sub-buffers: its limit */
+	if (mkdir(TRACEFS "instances/ue_big", 0755) && errno != EEXIST)
+		SKIP(goto out, "no tracing instances: %s", strerror(errno));
+	in_inst = uet_ftrace_max_payload(inst);
+	EXPECT_EQ(top, in_inst);
+	ASSERT_EQ(0, uet_enable(inst, "ft_big", 1));
+	EXPECT_EQ(-E2BIG, write_len(self->fd, buf, reg.write_index, in_inst + 1));
+	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, in_inst));
+	EXPECT_EQ(4, uet_trace_count("ft_big: n=0"));
+	EXPECT_EQ(1, instance_trace_count(inst, "ft_big: n=0"));
+	EXPECT_EQ(0, uet_enable(inst, "ft_big", 0));
+	rmdir(TRACEFS "instances/ue_big");
+out:
+	EXPECT_EQ(0, uet_enable("", "ft_big", 0));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "buffer_subbuf_size_kb", "4", O_TRUNC));
+	free(buf);
+}
+
+/* The trace line of the one record of "ft_gen: n=@n", from the task column on */
+static int gen_line(int n, char *out, size_t size)
+{
+	char *trace = uet_read_file(TRACEFS "trace"), want[32], *p, *line;
+	int found = 0;
+
+	snprintf(want, sizeof(want), "ft_gen: n=%d\n", n);
+	*out = '\0';
+	for (p = trace; p && (p = strstr(p, want)); p++, found++) {
+		for (line = p; line > trace && line[-1] != '\n'; line--)
+			;
+		/* the time stamp differs: keep task-pid, CPU and flags, and the record */
+		snprintf(out, size, "%.*s %.*s", strstr(line, "] ") ?
+			 (int)(strstr(line, "] ") - line) + 7 : 0, line,
+			 (int)strcspn(p, "\n"), p);
+	}
+	free(trace);
+	return found;
+}
+
+static int gen_write(int fd, __u32 idx, __u32 n)
+{
+	struct { __u32 idx, n; } rec = { idx, n };
+
+	return write(fd, &rec, sizeof(rec)) == sizeof(rec) ? 0 : -errno;
+}
+
+/*
+ * A record goes into the ring buffer directly only while nothing of the
+ * generic layer (trace_event_buffer_reserve/commit) would act on it, and
+ * the two ways give the same trace line; each feature of that layer still
+ * acts: a filter, soft disable, pid filtering, stack traces.
+ */
+TEST_F(ft, generic_layer)
+{
+	struct user_reg reg, on;
+	char direct[512] = "", generic[512] = "";
+	char pid[32];
+	cpu_set_t one;
+
+	/* one CPU: the lines compared show it */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, uet_register(self->fd, "ft_gen u32 n", &reg));
+	ASSERT_EQ(0, uet_register(self->fd, "ft_gen_on u32 n", &on));
+	ASSERT_EQ(0, uet_enable("", "ft_gen", 1));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 1));
+
+	/* a filter that passes everything: the generic layer, the same line */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_gen/filter",
+				    "n < 100", O_TRUNC));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 2));
+	/* read together: the comm shown is the one saved when reading */
+	ASSERT_EQ(1, gen_line(1, direct, sizeof(direct)));
+	ASSERT_EQ(1, gen_line(2, generic, sizeof(generic)));
+	direct[strlen(direct) - 1] = '2';
+	EXPECT_STREQ(direct, generic);
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 200));
+	EXPECT_EQ(0, gen_line(200, generic, sizeof(generic)));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_gen/filter",
+				    "0", O_TRUNC));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 200));
+	EXPECT_EQ(1, gen_line(200, generic, sizeof(generic)));
+
+	/* pid filtering: another pid only, then nobody */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "set_event_pid", "1", O_TRUNC));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 3));
+	EXPECT_EQ(0, gen_line(3, generic, sizeof(generic)));
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, uet_write_file(TRACEFS "set_event_pid", pid, O_TRUNC));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 3));
+	EXPECT_EQ(1, gen_line(3, generic, sizeof(generic)));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "set_event_pid", "", O_TRUNC));
+
+	/* soft disable: ft_gen enabled by a trigger of ft_gen_on only */
+	ASSERT_EQ(0, uet_enable("", "ft_gen", 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_gen_on/trigger",
+				    "enable_event:user_events:ft_gen", O_TRUNC));
+	ASSERT_EQ(0, uet_enable("", "ft_gen_on", 1));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 4));
+	EXPECT_EQ(0, gen_line(4, generic, sizeof(generic)));
+	ASSERT_EQ(0, gen_write(self->fd, on.write_index, 0));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 4));
+	EXPECT_EQ(1, gen_line(4, generic, sizeof(generic)));
+	ASSERT_EQ(0, uet_enable("", "ft_gen_on", 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_gen_on/trigger",
+				    "!enable_event:user_events:ft_gen", O_TRUNC));
+
+	/* stack traces asked of the instance: one after the record */
+	ASSERT_EQ(0, uet_enable("", "ft_gen", 1));
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, uet_write_file(TRACEFS "options/stacktrace", "1", O_TRUNC));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 5));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "options/stacktrace", "0", O_TRUNC));
+	EXPECT_EQ(1, gen_line(5, generic, sizeof(generic)));
+	EXPECT_EQ(1, uet_trace_count("<stack trace>"));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 6));
+	EXPECT_EQ(1, uet_trace_count("<stack trace>"));
+	EXPECT_EQ(0, uet_enable("", "ft_gen", 0));
 }
 
 /* Filters and histograms work on the fields like on any trace event */

@@ -70,7 +70,7 @@
 #define MAX_LIVE	64
 #define MAX_WRITES	12
 #define PAYLOAD_BUF	(70 * 1024)
-#define REC_BUF		(MAX_WRITES * 4200)
+#define REC_BUF		(MAX_WRITES * (8192 + 16))
 #define PERF_PAGES	32
 #define MEM_PAGES	32
 #define TRACE_TEXT	(16 * 1024)
@@ -92,6 +92,8 @@ static struct {
 
 static unsigned long long rng_state, cur_iter, done;
 static int max_payload;
+/* the largest payload every consumer records (ftrace, one-page sub-buffers) */
+static int fits_all;
 static const unsigned char *status_page;
 static unsigned char *guard;		/* a read-write page, then PROT_NONE */
 static unsigned char *mem;		/* memfd pages, zapped before some writes */
@@ -418,19 +420,6 @@ static int status_line(const char *name, unsigned int *idx, char *tail, size_t s
 	}
 	free(all);
 	return found;
-}
-
-/* "Active: N" of user_events_status */
-static int active_count(void)
-{
-	char *all = uet_read_file(UE_STATUS), *p;
-	int n = -1;
-
-	p = all ? strstr(all, "\nActive: ") : NULL;
-	if (p)
-		n = atoi(p + 9);
-	free(all);
-	return n;
 }
 
 #define INSTANCE "instances/fuzz_test/"
@@ -1358,7 +1347,7 @@ static int gen_payload(const struct event_desc *d, unsigned char *pl, int cap)
 	int sizes[] = {
 		0, d->min_size - 1, d->min_size, d->min_size + 1, max_payload - 1,
 		max_payload, max_payload + 1, max_payload + 8, page_size, 2 * page_size,
-		65535, 65536 + 7, rnd_range(0, max_payload),
+		fits_all, fits_all + 1, 65535, 65536 + 7, rnd_range(0, fits_all),
 	};
 	int r = rnd_below(100), len, want;
 
@@ -1701,6 +1690,9 @@ static void do_write_abi(int fd, const struct event_desc *d, int widx, int consu
 	} else {
 		allowed = cls == LOC_VALID ? OUT_OK : cls == LOC_BAD ? OUT_EFAULT :
 			  OUT_OK | OUT_EFAULT;
+		/* over what every consumer takes: their limits (ftrace_test) decide */
+		if (plen > fits_all)
+			allowed |= OUT_E2BIG;
 	}
 
 	/* how the bytes are handed over */
@@ -1733,6 +1725,9 @@ static void do_write_abi(int fd, const struct event_desc *d, int widx, int consu
 		}
 		bad = 1;
 		allowed = consumers ? OUT_EFAULT : OUT_OK | OUT_EFAULT;
+		/* the limits of the consumers are checked before any copy */
+		if (consumers && plen > fits_all)
+			allowed |= OUT_E2BIG;
 	}
 	/* with nothing attached, an enable-bit index may be refused first */
 	if (bits && !consumers && total >= 4 && idx == widx) {
@@ -3702,6 +3697,7 @@ static void setup(void)
 
 	page_size = getpagesize();
 	max_payload = UE_MAX_PAYLOAD;
+	fits_all = page_size - 48;
 	if (fd < 0)
 		ksft_exit_skip("cannot open %s: %s\n", UE_STATUS, strerror(errno));
 	status_page = mmap(NULL, page_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -3800,13 +3796,18 @@ int main(int argc, char **argv)
 {
 	double start_time, secs;
 	int i, active, before;
+	const char *why;
 	char limit[64];
 
 	parse_args(argc, argv);
 	ksft_print_header();
+	/* perf samples and hist triggers are among the operations */
+	why = uet_missing(UE_NEED_PERF | UE_NEED_HIST);
+	if (why)
+		ksft_exit_skip("%s\n", why);
 	ksft_set_plan(2);
 	setup();
-	before = active_count();
+	before = uet_status_active();
 	if (opt.have_iterations)
 		snprintf(limit, sizeof(limit), "%llu iterations", opt.iterations);
 	else
@@ -3838,7 +3839,7 @@ int main(int argc, char **argv)
 		ksft_print_msg("failure kind '%s': %d times\n", fail_kinds[i], fail_counts[i]);
 	ksft_test_result(!failures, "fuzz seed %llu: %llu iterations, %d failures\n",
 			 opt.seed, done, failures);
-	active = active_count();
+	active = uet_status_active();
 	rmdir(TRACEFS INSTANCE);
 	ksft_test_result(active == before, "cleanup: Active %d, %d before the run\n",
 			 active, before);

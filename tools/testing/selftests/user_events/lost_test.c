@@ -823,20 +823,23 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 }
 
 /*
- * Records of the largest payload there is, with a hist trigger that makes
- * every record carry an absolute time stamp: all of them recorded (never
- * dropped for want of room in a sub-buffer), and sampled by perf
+ * Records of the largest payload ftrace takes, with a hist trigger keeping
+ * time stamps: all of them recorded (never dropped for want of room in a
+ * sub-buffer), and sampled by perf
  */
 TEST_F_TIMEOUT(lost, max_size_records, 300)
 {
 	struct ring r = { .meta = NULL };
-	int max = UE_MAX_PAYLOAD, p, n, i;
 	char *hist, want[32];
-	long lost = 0;
+	long lost = 0, max;
+	int p, n, i;
 
 	ASSERT_EQ(0, pin(0));
 	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/" EVENT "/trigger",
 				    "hist:keys=who:ts0=common_timestamp.usecs", O_TRUNC));
+	/* the trigger takes time stamps without absolute time stamp mode */
+	max = uet_ftrace_max_payload("");
+	ASSERT_EQ(getpagesize() - 40, max);
 	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ring_map(&r, p, 1024));

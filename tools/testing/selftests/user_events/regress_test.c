@@ -220,7 +220,7 @@ TEST(max_payload_with_perf)
 		.sample_period = 1,
 		.sample_type = PERF_SAMPLE_RAW,
 	};
-	int fd = open(UE_DATA, O_RDWR), max = UE_MAX_PAYLOAD, perf;
+	int fd = open(UE_DATA, O_RDWR), max = UE_PERF_MAX_PAYLOAD, perf;
 	struct perf_event_mmap_page *meta;
 	struct user_reg reg;
 	char *buf;

@@ -436,7 +436,7 @@ static void write_one(struct ufd *u, unsigned int *seed)
 /* Writes that must be refused, on a private fd (its count is exact) */
 static void bad_write(struct ufd *u, unsigned int *seed)
 {
-	static __thread unsigned char big[8192];
+	static __thread unsigned char big[4 + UE_MAX_PAYLOAD + 1];
 	int x = pick_registered(u, seed), want = 0, len = 0, idx;
 	ssize_t r;
 
@@ -462,7 +462,8 @@ static void bad_write(struct ufd *u, unsigned int *seed)
 		want = EINVAL;
 		break;
 	default:
-		len = 4 + sh->page_size - 40 + 1;
+		/* over what any consumer, or none, takes */
+		len = 4 + UE_MAX_PAYLOAD + 1;
 		want = E2BIG;
 	}
 	memset(big, 0, len);
@@ -1168,25 +1169,22 @@ static int check_listing(int final)
 {
 	char *all = uet_read_file(UE_STATUS), *line, *save, *p;
 	unsigned char *listed = calloc(sh->page_size, 1);
-	int seen[NEV] = { 0 }, n = 0, busy = 0, blank = 0, x, i;
+	int seen[NEV] = { 0 }, n = 0, busy = 0, x, i;
 	long active = -1, nbusy = -1, max = -1;
+	const char *totals = uet_status_totals(all, &active, &nbusy, &max);
 
-	if (!all || !listed) {
-		fail("read %s", UE_STATUS);
+	if (!all || !listed || !totals) {
+		fail("read the totals of %s", UE_STATUS);
 		goto out;
 	}
+	/* the event lines, one per line, end where the totals start */
+	all[totals - all] = '\0';
 	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[256], flags[128] = "", used[64] = "";
 		unsigned int idx;
 		int len, status;
 
-		if (sscanf(line, "Active: %ld", &active) == 1 ||
-		    sscanf(line, "Busy: %ld", &nbusy) == 1 ||
-		    sscanf(line, "Max: %ld", &max) == 1) {
-			blank = 1;
-			continue;
-		}
-		if (blank || sscanf(line, "%u:%255[A-Za-z0-9_]%n", &idx, name, &len) != 2) {
+		if (sscanf(line, "%u:%255[A-Za-z0-9_]%n", &idx, name, &len) != 2) {
 			fail("listing line '%s'", line);
 			goto out;
 		}

@@ -20,7 +20,10 @@
 #define UE_STATUS TRACEFS "user_events_status"
 #define UE_DATA TRACEFS "user_events_data"
 #define UE_DYN TRACEFS "dynamic_events"
-#define UE_MAX_PAYLOAD (getpagesize() - 40)
+/* The largest payload of any write: a record (8-byte header) of 64 KiB - 1 */
+#define UE_MAX_PAYLOAD (65535 - 8)
+/* The largest payload perf records: PERF_MAX_TRACE_SIZE less its u32 size, the header */
+#define UE_PERF_MAX_PAYLOAD (8192 - 4 - 8)
 
 /* Register @desc on @fd; returns 0 or -errno */
 static inline int uet_register(int fd, const char *desc, struct user_reg *reg)
@@ -145,17 +148,54 @@ static inline void uet_format_line(const char *name, const char *what,
 	free(fmt);
 }
 
+/*
+ * The totals that end the text of user_events_status ("\nActive: N\nBusy:
+ * N\nMax: N\n"); returns where they start (the event lines end there), or
+ * NULL when @text has none
+ */
+static inline const char *uet_status_totals(const char *text, long *active,
+					    long *busy, long *max)
+{
+	const char *p = text ? strstr(text, "\nActive: ") : NULL;
+
+	if (!p || sscanf(p, "\nActive: %ld\nBusy: %ld\nMax: %ld", active, busy, max) != 3)
+		return NULL;
+	return p;
+}
+
+/*
+ * The largest payload ftrace records in @instance ("" or "instances/x/"):
+ * its sub-buffer (buffer_subbuf_size_kb) less the sub-buffer header (16),
+ * the event header (8), an absolute time stamp when timestamp_mode is
+ * absolute (8), room for a time stamp the ring buffer may add (8) and the
+ * common header (8); -1 when the files cannot be read
+ */
+static inline long uet_ftrace_max_payload(const char *instance)
+{
+	char path[300], *kb, *mode;
+	long max = -1;
+
+	snprintf(path, sizeof(path), TRACEFS "%sbuffer_subbuf_size_kb", instance);
+	kb = uet_read_file(path);
+	snprintf(path, sizeof(path), TRACEFS "%stimestamp_mode", instance);
+	mode = uet_read_file(path);
+	if (kb && mode)
+		max = atol(kb) * 1024 - 16 - 8 - (strstr(mode, "[absolute]") ? 8 : 0) - 8 - 8;
+	free(kb);
+	free(mode);
+	return max;
+}
+
 /* How many events user_events_status says are active, or -1 */
 static inline int uet_status_active(void)
 {
-	char *text = uet_read_file(UE_STATUS), *p;
-	int n = -1;
+	char *text = uet_read_file(UE_STATUS);
+	long active = -1, busy, max;
 
-	p = text ? strstr(text, "\nActive: ") : NULL;
-	if (p)
-		n = atoi(p + strlen("\nActive: "));
+	if (!uet_status_totals(text, &active, &busy, &max))
+		active = -1;
 	free(text);
-	return n;
+	return active;
 }
 
 /* Perf, eBPF and the tracefs files they need -------------------------- */
