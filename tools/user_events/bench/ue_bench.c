@@ -51,10 +51,10 @@
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
 
-/* the selftests' eBPF assembler and loader */
+/* the selftests' tracefs helpers, eBPF assembler and loader */
+#include "../../testing/selftests/user_events/ue_helpers.h"
 #include "../../testing/selftests/user_events/ue_bpf.h"
 
-#define TRACEFS "/sys/kernel/tracing/"
 #define ROUNDS 5
 #define MAX_PAYLOAD 4000
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -106,29 +106,14 @@ static inline uint64_t now(void)
 	return __builtin_ia32_rdtsc();
 }
 
-static int write_file(const char *path, const char *text, int flags)
-{
-	int fd = open(path, O_WRONLY | flags), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
+/* The number a tracefs file holds, -1 when it cannot be read */
 static long read_number(const char *path)
 {
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
+	char *text = uet_read_file(path);
+	long n = text ? atol(text) : -1;
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atol(buf) : -1;
+	free(text);
+	return n;
 }
 
 /* Events ftrace has taken since the last reset: entries + overruns, all CPUs */
@@ -159,7 +144,7 @@ static long ftrace_recorded(void)
 
 static void ftrace_reset(void)
 {
-	if (write_file(TRACEFS "trace", "", O_TRUNC))
+	if (uet_write_file(TRACEFS "trace", "", O_TRUNC))
 		die("clear trace");
 }
 
@@ -291,7 +276,7 @@ static int enable(const char *system, const char *name, int on)
 	char path[600];
 
 	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
-	return write_file(path, on ? "1" : "0", O_TRUNC);
+	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
 }
 
 /* perf: a per-task event on the tracepoint with a ring for @ops samples */
@@ -597,7 +582,7 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 static void one_case(int c, int s, int r)
 {
 	struct event *ev = case_event(c, s);
-	struct perf_ring ring;
+	struct perf_ring ring = { .fd = -1 };
 	long got = -1, lost = 0;
 	double v;
 	int fd = -1, err = 0, attach = bench_cases[c].attach, listened;
@@ -760,7 +745,7 @@ static int uprobe_setup(void)
 		return -ENOENT;
 	snprintf(cmd, sizeof(cmd), "p:uprobes/ue_bench_probe %s:0x%lx", path,
 		 addr - start + off);
-	found = write_file(TRACEFS "uprobe_events", cmd, O_APPEND);
+	found = uet_write_file(TRACEFS "uprobe_events", cmd, O_APPEND);
 	if (found)
 		return found;
 	return enable("uprobes", "ue_bench_probe", 1);
@@ -788,7 +773,7 @@ static double uprobe_cost(void)
 static void uprobe_teardown(void)
 {
 	enable("uprobes", "ue_bench_probe", 0);
-	write_file(TRACEFS "uprobe_events", "-:uprobes/ue_bench_probe", O_APPEND);
+	uet_write_file(TRACEFS "uprobe_events", "-:uprobes/ue_bench_probe", O_APPEND);
 }
 
 /* Scaling ---------------------------------------------------------------- */
@@ -1097,9 +1082,9 @@ int main(int argc, char **argv)
 	if (fd < 0 || marker_fd < 0 || marker_raw_fd < 0 || null_fd < 0)
 		die("open");
 	/* room for a round of the largest payload: no overrun needed */
-	if (write_file(TRACEFS "buffer_size_kb", "8192", O_TRUNC))
+	if (uet_write_file(TRACEFS "buffer_size_kb", "8192", O_TRUNC))
 		die("buffer_size_kb");
-	write_file(TRACEFS "tracing_on", "1", O_TRUNC);
+	uet_write_file(TRACEFS "tracing_on", "1", O_TRUNC);
 	memset(payload + 4, 'x', MAX_PAYLOAD);
 	for (s = 0; s < (int)NR_SIZES; s++) {
 		snprintf(name, sizeof(name), "bench_%d", payloads[s]);
