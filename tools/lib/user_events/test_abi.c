@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * test_abi: the library's two ABIs without a kernel. This file defines
- * ioctl() and writev(), which the library linked into it calls instead of
+ * ioctl(), write() and writev(), which the library linked into it calls instead of
  * the C library's: a fake user_events_data that records what the library
  * asks and answers as the kernel does. tracefs is a temporary directory
  * (USER_EVENTS_TRACEFS) with plain files.
@@ -10,7 +10,9 @@
  * that the enable-bit ABI needs no user_events_status; what each ABI's
  * registration passes; ue_enabled() following the bit the "kernel" sets;
  * flags; unregistering and reusing the word; no second registration after
- * fork(); EBADF of an enable-bit write reported as "not recorded".
+ * fork(); EBADF of an enable-bit write reported as "not recorded"; small
+ * records handed over with one write() of their bytes, large ones and large
+ * __rel_loc data with writev() of the caller's memory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +22,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/user_events.h>
@@ -31,7 +35,12 @@
 static struct {
 	int calls;			/* ioctl() calls */
 	int err;			/* errno of the next ioctl(), 0: none */
-	int write_err;			/* errno of writev(), 0: none */
+	int write_err;			/* errno of write()/writev(), 0: none */
+	char call;			/* the last write: 'w' write(), 'v' writev() */
+	int nr_iov;			/* its iovecs (writev()) */
+	size_t len;			/* its bytes */
+	unsigned char bytes[4096];	/* and their first 4096 */
+	const void *iov_base[8];	/* where its first iovecs pointed */
 	unsigned int next;		/* the last index handed out */
 	uint32_t size;			/* size of the last DIAG_IOCSREG */
 	struct user_reg status;		/* the last 24-byte registration */
@@ -86,16 +95,40 @@ int ioctl(int fd, unsigned long req, ...)
 
 ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	ssize_t len = 0;
+	size_t len = 0;
 	int i;
 
-	(void)fd;
+	if (fd != ue_data_fd())
+		return syscall(SYS_writev, fd, iov, n);
+	k.call = 'v';
+	k.nr_iov = n;
+	for (i = 0; i < n; i++) {
+		if (i < 8)
+			k.iov_base[i] = iov[i].iov_base;
+		if (len + iov[i].iov_len <= sizeof(k.bytes))
+			memcpy(k.bytes + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	k.len = len;
 	if (k.write_err) {
 		errno = k.write_err;
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		len += iov[i].iov_len;
+	return len;
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	if (fd != ue_data_fd())
+		return syscall(SYS_write, fd, buf, len);
+	k.call = 'w';
+	k.nr_iov = 0;
+	k.len = len;
+	memcpy(k.bytes, buf, len < sizeof(k.bytes) ? len : sizeof(k.bytes));
+	if (k.write_err) {
+		errno = k.write_err;
+		return -1;
+	}
 	return len;
 }
 
@@ -349,6 +382,60 @@ static void test_write(void)
 	k.write_err = 0;
 }
 
+/* Which call hands a record over, and the bytes it hands over */
+static void test_one_write(void)
+{
+	struct ue_event ev = UE_EVENT("t_one", "u64 id; char[56] text");
+	/* n = 7, then s: 3 bytes right after its loc word, then "hi" */
+	static const unsigned char small[] = { 7, 0, 0, 0, 0, 0, 3, 0, 'h', 'i', 0 };
+	static char big[2000], text[56] = "a 64-byte record";
+	uint64_t id = 42;
+	struct iovec iov[2] = { { &id, sizeof(id) }, { text, sizeof(text) } };
+	struct iovec large = { big, 600 };
+	struct ue_writer w;
+	int ok;
+
+	memset(big, 'x', sizeof(big) - 1);
+	ue_event_register(&ev);
+	/* 64 bytes in two iovecs: one write() of the index and the payload */
+	ok = ue_write(&ev, iov, 2) == 64 && k.call == 'w' && k.len == 68 &&
+	     !memcmp(k.bytes, &ev.write_index, 4) && !memcmp(k.bytes + 4, &id, 8) &&
+	     !memcmp(k.bytes + 12, text, sizeof(text));
+	CHECK(ok, "64 bytes: one write() of index and payload (call %c, %zu bytes)",
+	      k.call, k.len);
+	/* 508 payload bytes fill the 512-byte copy; one more goes as iovecs */
+	large.iov_len = 508;
+	CHECK(ue_write(&ev, &large, 1) == 508 && k.call == 'w' && k.len == 512,
+	      "a 512-byte record: write() (call %c)", k.call);
+	large.iov_len = 509;
+	ok = ue_write(&ev, &large, 1) == 509 && k.call == 'v' && k.len == 513 &&
+	     k.iov_base[1] == big && !memcmp(k.bytes + 4, big, 509);
+	CHECK(ok, "a 513-byte record: writev() of the caller's memory (call %c)", k.call);
+	/* a large __rel_loc string is not copied */
+	ue_event_init(&ev, "t_one2 u32 n; __rel_loc char[] s");
+	ue_event_register(&ev);
+	ue_write_begin(&w, &ev);
+	ue_add_u32(&w, 7);
+	ue_add_str(&w, big);
+	ok = ue_write_end(&w) == 4 + 4 + (ssize_t)sizeof(big) && k.call == 'v' &&
+	     k.nr_iov == 3 && k.iov_base[2] == big;
+	CHECK(ok, "a 2000-byte __rel_loc string: writev(), not copied (call %c, %d iovecs)",
+	      k.call, k.nr_iov);
+	/* a small one is, and the bytes are the same */
+	ue_write_begin(&w, &ev);
+	ue_add_u32(&w, 7);
+	ue_add_str(&w, "hi");
+	ok = ue_write_end(&w) == 11 && k.call == 'w' && k.len == 15 &&
+	     !memcmp(k.bytes + 4, small, sizeof(small));
+	CHECK(ok, "a small __rel_loc string: one write() of the laid-out bytes (call %c)",
+	      k.call);
+	/* errors of write() are those of writev() */
+	k.write_err = ENOENT;
+	CHECK(ue_write(&ev, iov, 2) == -ENOENT && errno == ENOENT && k.call == 'w',
+	      "write(): an error is returned as from writev()");
+	k.write_err = 0;
+}
+
 int main(void)
 {
 	char path[64];
@@ -368,6 +455,7 @@ int main(void)
 	test_status();
 	test_fork();
 	test_write();
+	test_one_write();
 	snprintf(path, sizeof(path), "%s/user_events_data", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/user_events_status", dir);

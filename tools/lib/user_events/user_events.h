@@ -372,7 +372,10 @@ int ue_delete_event(const char *name);
  * @iov: the payload: the fields, laid out as the description says
  * @n: entries in @iov (at most UE_MAX_IOV)
  *
- * The write index is put in front of @iov; the data is not copied.
+ * The write index is put in front of @iov. A record (index included) of at
+ * most 512 bytes is copied into one buffer and written with write(), which
+ * the kernel takes for fewer instructions; a larger one is written with
+ * writev() and the data is not copied.
  *
  * Return: the payload bytes written (the write index not counted); 0 when
  * the event is registered through UE_ABI_BITS and nothing is attached (the
@@ -501,7 +504,7 @@ void ue_add_data_loc_array(struct ue_writer *w, const void *p, size_t len);
  * ue_write_finish() - lay out the loc fields and the dynamic part
  * @w: the writer
  *
- * What ue_write_end() does before writev(): after it, @w->iov holds
+ * What ue_write_end() does before writing: after it, @w->iov holds
  * 1 + @w->nr_iov entries, the write index first. Exposed for tests and for
  * callers that write themselves.
  *
@@ -513,7 +516,10 @@ int ue_write_finish(struct ue_writer *w);
  * ue_write_end() - write the event laid out in @w
  * @w: the writer
  *
- * Registers the event if it is not yet, then writes it with one writev().
+ * Registers the event if it is not yet, then writes it with one system
+ * call: write() of a copy when the record (index included) is at most 512
+ * bytes, which the kernel takes for fewer instructions, else writev() of
+ * the iovecs, the caller's data not copied.
  *
  * Return: as ue_write(): the payload bytes written, 0 when not recorded
  * because nothing is attached (UE_ABI_BITS), or a negative errno: the first
