@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * test_writer: the iovecs a ue_writer lays out, without a kernel: fixed
- * fields, char[N] padding, __rel_loc and __data_loc offsets, no copies of
- * the caller's data, the limits, and ue_enabled() of an unregistered event.
+ * fields, char[N] padding, __rel_loc and __data_loc offsets, small fields
+ * copied into one buffer with the write index, large ones and loc data not
+ * copied, the limits, and ue_enabled() of an unregistered event.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -57,11 +58,12 @@ static void test_rel_loc_example(void)
 	ue_add_u32(&w, 1);
 	ue_add_str(&w, msg);
 	n = ue_write_finish(&w);
-	CHECK(n == 3, "rel_loc example: 3 iovecs (index, fixed, string), got %d", n);
+	CHECK(n == 2, "rel_loc example: 2 iovecs (index and fixed part, string), got %d", n);
 	CHECK(n > 0 && flatten(&w, n, buf) == sizeof(want) &&
 	      !memcmp(buf, want, sizeof(want)), "rel_loc example: the documented bytes");
 	CHECK(n > 0 && references(&w, n, msg), "rel_loc example: the string is not copied");
-	CHECK(w.iov[0].iov_base == &ev.write_index, "iov[0] is the event's write index");
+	CHECK(w.iov[0].iov_base == w.scratch && w.iov[0].iov_len == 12,
+	      "iov[0] is the writer's buffer: write index, count, loc word");
 }
 
 static void test_mixed(void)
@@ -137,8 +139,8 @@ static void test_coalesce(void)
 	ue_add_u64(&w, 3);
 	ue_add_s8(&w, -4);
 	n = ue_write_finish(&w);
-	CHECK(n == 2 && w.iov[1].iov_len == 17,
-	      "scalars share one iovec (%d iovecs)", n);
+	CHECK(n == 1 && w.iov[0].iov_len == 4 + 17,
+	      "the index and the scalars share one iovec (%d iovecs)", n);
 }
 
 static void test_bytes_and_chars(void)
@@ -155,8 +157,44 @@ static void test_bytes_and_chars(void)
 	n = ue_write_finish(&w);
 	CHECK(n > 0 && flatten(&w, n, buf) == 4 + 6 + 4 &&
 	      !memcmp(buf + 4, pair, 6) && !memcmp(buf + 10, "tool", 4),
-	      "struct bytes referenced, char[N] cut at N");
-	CHECK(n > 0 && references(&w, n, pair), "struct bytes are not copied");
+	      "struct bytes in place, char[N] cut at N");
+	CHECK(n == 1 && !references(&w, n, pair), "small fields copied: one buffer (%d)", n);
+}
+
+/* Beyond UE_COPY_MAX bytes, char[N] and struct fields are referenced */
+static void test_copy_limit(void)
+{
+	struct ue_event ev = UE_EVENT("big", "char[200] a; struct s b 100; char[8] c; u8 d");
+	static unsigned char big[100];
+	unsigned char buf[400], want[400];
+	struct ue_writer w;
+	size_t k = 0;
+	int n;
+
+	memset(big, 0xab, sizeof(big));
+	ev.write_index = 9;
+	ue_write_begin(&w, &ev);
+	ue_add_chars(&w, "first", 200);
+	ue_add_bytes(&w, big, sizeof(big));
+	ue_add_chars(&w, "last", 8);
+	ue_add_u8(&w, 5);
+	n = ue_write_finish(&w);
+	memcpy(want, &ev.write_index, 4);
+	k += 4;
+	memset(want + k, 0, 200);
+	memcpy(want + k, "first", 5);
+	k += 200;
+	memcpy(want + k, big, 100);
+	k += 100;
+	memset(want + k, 0, 8);
+	memcpy(want + k, "last", 4);
+	k += 8;
+	want[k++] = 5;
+	CHECK(n == 3 && references(&w, n, big),
+	      "the field past UE_COPY_MAX is referenced, the ones before and after copied (%d)",
+	      n);
+	CHECK(n > 0 && flatten(&w, n, buf) == k && !memcmp(buf, want, k),
+	      "copied and referenced fields: every byte in place");
 }
 
 static void test_limits(void)
@@ -223,6 +261,7 @@ int main(void)
 	test_mixed();
 	test_coalesce();
 	test_bytes_and_chars();
+	test_copy_limit();
 	test_limits();
 	test_unregistered();
 	test_section();

@@ -453,13 +453,18 @@ int ue_delete_event(const char *name)
  */
 #define UE_WRITE_COPY_MAX 512
 
-/* Hand @n iovecs over: one write() of a copy when they are small */
+/*
+ * Hand @n iovecs over: one buffer with write(), several with one write() of
+ * a copy when they are small
+ */
 static ssize_t ue_write_iov(const struct iovec *v, int n)
 {
 	unsigned char buf[UE_WRITE_COPY_MAX];
 	size_t len = 0;
 	int i;
 
+	if (n == 1)
+		return write(ue_fd, v[0].iov_base, v[0].iov_len);
 	for (i = 0; i < n; i++) {
 		if (v[i].iov_len > sizeof(buf) - len)
 			return writev(ue_fd, v, n);
@@ -470,19 +475,24 @@ static ssize_t ue_write_iov(const struct iovec *v, int n)
 }
 
 /*
- * Write @n iovecs of @ev, its write index first: the payload bytes, or 0
- * when the kernel refused an enable-bit index because nothing is attached
+ * What a write of @ev returned (@ret, errno), as the library returns it:
+ * the payload bytes, or 0 when the kernel refused an enable-bit index
+ * because nothing is attached
  */
-static ssize_t ue_writev(const struct ue_event *ev, const struct iovec *v, int n)
+static ssize_t ue_written(const struct ue_event *ev, ssize_t ret)
 {
-	ssize_t ret = ue_write_iov(v, n);
-
 	if (ret >= 0)
 		return ret - (ssize_t)sizeof(ev->write_index);
 	/* the last consumer left after ue_enabled(): not recorded, no error */
 	if (errno == EBADF && !ev->status_index)
 		return 0;
 	return ue_fail(-errno);
+}
+
+/* Write @n iovecs of @ev, its write index first */
+static ssize_t ue_writev(const struct ue_event *ev, const struct iovec *v, int n)
+{
+	return ue_written(ev, ue_write_iov(v, n));
 }
 
 ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n)
@@ -508,12 +518,17 @@ void ue_write_begin(struct ue_writer *w, struct ue_event *ev)
 {
 	w->ev = ev;
 	w->err = 0;
-	w->nr_iov = 0;
 	w->nr_dyn = 0;
 	w->nr_loc = 0;
 	w->fixed = 0;
 	w->dyn_len = 0;
-	w->used = 0;
+	w->scalars = 0;
+	w->copied = 0;
+	/* the write index goes first, into the scratch at ue_write_finish() */
+	w->used = UE_INDEX_SIZE;
+	w->iov[0].iov_base = w->scratch;
+	w->iov[0].iov_len = UE_INDEX_SIZE;
+	w->nr_iov = 1;
 }
 
 static void ue_set_err(struct ue_writer *w, int err)
@@ -552,25 +567,42 @@ static void ue_push_fixed(struct ue_writer *w, const void *p, size_t len)
 		ue_set_err(w, -E2BIG);
 		return;
 	}
-	/* iov[0] is the write index */
-	err = ue_push(w->iov + 1, &w->nr_iov, UE_MAX_IOV, p, len);
+	/* the write index and UE_MAX_IOV more */
+	err = ue_push(w->iov, &w->nr_iov, 1 + UE_MAX_IOV, p, len);
 	if (err)
 		ue_set_err(w, err);
 	else
 		w->fixed += len;
 }
 
-/* @size bytes of scratch space, or NULL (and -E2BIG in @w) */
+/* @size bytes of scratch space for a scalar or a loc word, or NULL (-E2BIG) */
 static unsigned char *ue_scratch(struct ue_writer *w, size_t size)
 {
 	unsigned char *p;
 
-	if (w->used + size > UE_SCRATCH) {
+	if (w->scalars + size > UE_SCRATCH) {
 		ue_set_err(w, -E2BIG);
 		return NULL;
 	}
 	p = w->scratch + w->used;
 	w->used += size;
+	w->scalars += size;
+	return p;
+}
+
+/*
+ * @len bytes of scratch space for a char[N] or struct field, or NULL: then
+ * the field is referenced
+ */
+static unsigned char *ue_copy_space(struct ue_writer *w, size_t len)
+{
+	unsigned char *p;
+
+	if (len > UE_COPY_MAX - w->copied)
+		return NULL;
+	p = w->scratch + w->used;
+	w->used += len;
+	w->copied += len;
 	return p;
 }
 
@@ -586,28 +618,65 @@ void ue_add_scalar(struct ue_writer *w, const void *v, size_t size)
 	if (!p)
 		return;
 	memcpy(p, v, size);
-	/* consecutive scalars share one iovec */
+	/* consecutive copies share one iovec */
 	ue_push_fixed(w, p, size);
 }
 
 void ue_add_bytes(struct ue_writer *w, const void *p, size_t len)
 {
+	unsigned char *copy;
+
 	if (len && !p) {
 		ue_set_err(w, -EINVAL);
 		return;
 	}
+	if (w->err)
+		return;
+	copy = ue_copy_space(w, len);
+	if (copy) {
+		memcpy(copy, p, len);
+		p = copy;
+	}
 	ue_push_fixed(w, p, len);
 }
 
-void ue_add_chars(struct ue_writer *w, const char *s, size_t n)
+/* A char[N] field referenced: @len bytes of @s, then NULs up to @n */
+static void ue_add_chars_ref(struct ue_writer *w, const char *s, size_t len,
+			     size_t n)
 {
-	size_t len = s ? strnlen(s, n) : 0, pad;
+	size_t pad;
 
 	ue_push_fixed(w, s, len);
 	for (n -= len; n; n -= pad) {
 		pad = n < sizeof(ue_zeros) ? n : sizeof(ue_zeros);
 		ue_push_fixed(w, ue_zeros, pad);
 	}
+}
+
+void ue_add_chars(struct ue_writer *w, const char *s, size_t n)
+{
+	unsigned char *copy;
+	size_t len;
+
+	if (w->err)
+		return;
+	len = s ? strnlen(s, n) : 0;
+	copy = ue_copy_space(w, n);
+	if (!copy) {
+		ue_add_chars_ref(w, s, len, n);
+		return;
+	}
+	if (len)
+		memcpy(copy, s, len);
+	if (len < n)
+		memset(copy + len, 0, n - len);
+	/* still one buffer: it grows */
+	if (w->nr_iov == 1) {
+		w->iov[0].iov_len += n;
+		w->fixed += n;
+		return;
+	}
+	ue_push_fixed(w, copy, n);
 }
 
 /*
@@ -698,22 +767,28 @@ int ue_write_finish(struct ue_writer *w)
 	}
 	w->nr_loc = 0;
 	for (i = 0; i < w->nr_dyn; i++) {
-		err = ue_push(w->iov + 1, &w->nr_iov, UE_MAX_IOV + UE_MAX_LOC,
+		err = ue_push(w->iov, &w->nr_iov, 1 + UE_MAX_IOV + UE_MAX_LOC,
 			      w->dyn[i].iov_base, w->dyn[i].iov_len);
 		if (err)
 			return ue_fail(err);
 	}
 	w->nr_dyn = 0;
-	w->iov[0].iov_base = &w->ev->write_index;
-	w->iov[0].iov_len = sizeof(w->ev->write_index);
-	return w->nr_iov + 1;
+	memcpy(w->scratch, &w->ev->write_index, UE_INDEX_SIZE);
+	return w->nr_iov;
 }
 
 ssize_t ue_write_end(struct ue_writer *w)
 {
+	struct ue_event *ev = w->ev;
 	ssize_t ret;
 	int n;
 
+	/* every field copied into the writer's buffer, the event registered */
+	if (w->nr_iov == 1 && !w->err && !w->nr_loc &&
+	    __atomic_load_n(&ev->registered, __ATOMIC_ACQUIRE)) {
+		memcpy(w->scratch, &ev->write_index, UE_INDEX_SIZE);
+		return ue_written(ev, write(ue_fd, w->scratch, w->used));
+	}
 	if (w->err)
 		return ue_fail(w->err);
 	ret = ue_event_register(w->ev);

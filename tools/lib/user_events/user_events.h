@@ -387,28 +387,37 @@ ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n);
 #define UE_MAX_IOV 64
 /* Most __rel_loc/__data_loc fields of one ue_writer */
 #define UE_MAX_LOC 16
-/* Bytes of scalar values one ue_writer can hold */
+/* Bytes of scalar values (and loc words) one ue_writer can hold */
 #define UE_SCRATCH 256
+/* Bytes of char[N] and struct fields one ue_writer copies; beyond, referenced */
+#define UE_COPY_MAX 256
+/* The write index, which starts every record */
+#define UE_INDEX_SIZE 4
 
 /**
  * struct ue_writer - lays out one event's payload into iovecs
  * @ev: the event
  * @err: the first error, reported by ue_write_end()
- * @nr_iov: entries in @iov[1..]
+ * @nr_iov: entries in @iov
  * @nr_dyn: entries in @dyn
  * @nr_loc: __rel_loc/__data_loc fields so far
  * @fixed: bytes of the fixed part so far
  * @dyn_len: bytes of the dynamic part so far
- * @used: bytes of @scratch used
- * @iov: [0] the write index, then the fixed fields
+ * @used: bytes of @scratch used, the write index's first
+ * @scalars: bytes of @scratch used by scalar values and loc words
+ * @copied: bytes of @scratch used by copied char[N] and struct fields
+ * @iov: the record so far: the fixed part, from the write index on
  * @dyn: the data of the loc fields, which follows the fixed part
  * @loc: where each loc field is: its offset in @scratch, its end in the
  *	payload, whether it is __rel_loc
- * @scratch: the values of scalar fields and of the loc words
+ * @scratch: the write index, then the values copied, in the order added:
+ *	while nothing is referenced in between, the record is one buffer
  *
  * Lives on the caller's stack between ue_write_begin() and ue_write_end();
- * about 2 KiB. Strings and byte arrays are referenced, not copied, so they
- * must stay valid until ue_write_end().
+ * about 2.5 KiB. Scalars, and char[N] and struct fields up to UE_COPY_MAX
+ * bytes in all, are copied; larger fields and the data of __rel_loc and
+ * __data_loc fields are referenced, not copied, so they must stay valid
+ * until ue_write_end().
  */
 struct ue_writer {
 	struct ue_event *ev;
@@ -419,6 +428,8 @@ struct ue_writer {
 	uint32_t fixed;
 	uint32_t dyn_len;
 	uint32_t used;
+	uint32_t scalars;
+	uint32_t copied;
 	struct iovec iov[1 + UE_MAX_IOV + UE_MAX_LOC];
 	struct iovec dyn[UE_MAX_LOC];
 	struct {
@@ -426,7 +437,8 @@ struct ue_writer {
 		uint32_t end;
 		uint32_t rel;
 	} loc[UE_MAX_LOC];
-	unsigned char scratch[UE_SCRATCH] UE_ATTR((aligned(8)));
+	unsigned char scratch[UE_INDEX_SIZE + UE_SCRATCH + UE_COPY_MAX]
+		UE_ATTR((aligned(8)));
 };
 
 /**
@@ -456,7 +468,8 @@ void ue_add_scalar(struct ue_writer *w, const void *v, size_t size);
  * @p: its bytes
  * @len: how many: the size of the field (char[N], unsigned char[N], struct)
  *
- * Referenced, not copied.
+ * Copied while the writer's UE_COPY_MAX bytes for such fields last, else
+ * referenced.
  */
 void ue_add_bytes(struct ue_writer *w, const void *p, size_t len);
 
@@ -467,6 +480,7 @@ void ue_add_bytes(struct ue_writer *w, const void *p, size_t len);
  * @n: N, the size of the field
  *
  * The string is cut at @n bytes; shorter ones are padded with NULs.
+ * Copied, or referenced, as for ue_add_bytes().
  */
 void ue_add_chars(struct ue_writer *w, const char *s, size_t n);
 
@@ -505,8 +519,9 @@ void ue_add_data_loc_array(struct ue_writer *w, const void *p, size_t len);
  * @w: the writer
  *
  * What ue_write_end() does before writing: after it, @w->iov holds
- * 1 + @w->nr_iov entries, the write index first. Exposed for tests and for
- * callers that write themselves.
+ * @w->nr_iov entries, the record from its write index on (in one entry
+ * when every field was copied). Exposed for tests and for callers that
+ * write themselves.
  *
  * Return: the number of entries of @w->iov, or a negative errno.
  */
@@ -517,9 +532,10 @@ int ue_write_finish(struct ue_writer *w);
  * @w: the writer
  *
  * Registers the event if it is not yet, then writes it with one system
- * call: write() of a copy when the record (index included) is at most 512
- * bytes, which the kernel takes for fewer instructions, else writev() of
- * the iovecs, the caller's data not copied.
+ * call: write() of the writer's buffer when every field was copied there;
+ * else write() of a copy when the record (index included) is at most 512
+ * bytes, which the kernel takes for fewer instructions; else writev() of
+ * the iovecs, the referenced data not copied.
  *
  * Return: as ue_write(): the payload bytes written, 0 when not recorded
  * because nothing is attached (UE_ABI_BITS), or a negative errno: the first
@@ -536,10 +552,22 @@ ssize_t ue_write_end(struct ue_writer *w);
  */
 const char *ue_strerror(int err);
 
-/* Typed wrappers of ue_add_scalar() */
+/*
+ * Typed wrappers of ue_add_scalar(), inline while the record is one buffer
+ * (@w->nr_iov 1: every field so far copied) and the scalars fit
+ */
 #define __UE_ADD(name, type)						\
 static inline void ue_add_##name(struct ue_writer *w, type v)		\
 {									\
+	if (__builtin_expect(w->nr_iov == 1 && !w->err &&		\
+			     w->scalars + sizeof(v) <= UE_SCRATCH, 1)) {	\
+		__builtin_memcpy(w->scratch + w->used, &v, sizeof(v));	\
+		w->used += sizeof(v);					\
+		w->scalars += sizeof(v);				\
+		w->fixed += sizeof(v);					\
+		w->iov[0].iov_len += sizeof(v);				\
+		return;							\
+	}								\
 	ue_add_scalar(w, &v, sizeof(v));				\
 }
 
