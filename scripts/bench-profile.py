@@ -3,7 +3,8 @@
 # marks each profiled write so), single-steps to the next write() or
 # writev() and through it back to user space, and writes, per marked write,
 # the guest instructions of each kernel function: self (executed in it) and
-# inclusive (in it and in what it called), and the call sequence.
+# inclusive (in it and in what it called), and the call sequence; and the
+# user-space instructions from the mark to the system call.
 # Environment: SYSMAP (System.map), PORT, OUT (report file).
 import bisect
 import collections
@@ -59,12 +60,16 @@ while True:
         break           # the guest is gone: ue_bench is done
     # to the marked write's system call: whatever else the CPU does before
     # (an interrupt, another task) is stepped over
+    # (user: the user-space instructions from the mark to that system call:
+    # the caller's loop, a library's work, libc's wrapper)
     skipped = 0
     while True:
         while reg("pc") >= KERNEL:
             step()
+        user = 0
         while reg("pc") < KERNEL:
             step()
+            user += 1
         if reg("pc") == syscall_entry and reg("rax") in WRITES:
             break
         skipped += 1
@@ -95,8 +100,9 @@ while True:
         total += 1
         step()
     out.write("## %#x: %d instructions from the system call's entry back to"
-              " user space (%d other kernel entries before it)\n\n"
-              % (mark, total, skipped))
+              " user space (%d other kernel entries before it; %d user-space"
+              " instructions from the mark to the system call)\n\n"
+              % (mark, total, skipped, user))
     out.write("### self, inclusive\n\n")
     for f, n in sorted(incl.items(), key=lambda x: -x[1]):
         out.write("%6d %6d  %s\n" % (selfc[f], n, f))

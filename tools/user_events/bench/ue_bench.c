@@ -24,6 +24,11 @@
  * both: what a client racing a detach pays), into ftrace, perf and BPF, and
  * the registration of the 1st to the 4095th event.
  *
+ * lib_write_bits is what a user of libuserevents pays for an event of two
+ * fields, 64 bytes (UE_DEFINE_EVENT(), ue_enabled(), ue_write_begin(), two
+ * ue_add_*(), ue_write_end(): the library's default ABI, enable bits),
+ * against write_bits, the raw write() of the same bytes.
+ *
  * Output: "csv:kernel,case,consumer,payload_bytes,events_registered,
  * instructions_per_op" lines, "# " comments, and exit status 0 only when
  * every case of this kernel worked.
@@ -54,6 +59,8 @@
 /* the selftests' tracefs helpers, eBPF assembler and loader */
 #include "../../testing/selftests/user_events/ue_helpers.h"
 #include "../../testing/selftests/user_events/ue_bpf.h"
+/* libuserevents, as its users call it (the lib_write_bits case) */
+#include "user_events.h"
 
 #define ROUNDS 5
 #define MAX_PAYLOAD 4000
@@ -407,7 +414,10 @@ static int bpf_attach(const char *name)
 }
 
 /* How a case writes, and what listens */
-enum { W_WRITEV, W_WRITE, W_MARKER, W_MARKER_RAW, W_WRITE_NULL, W_WRITEV_NULL };
+enum {
+	W_WRITEV, W_WRITE, W_MARKER, W_MARKER_RAW, W_WRITE_NULL, W_WRITEV_NULL,
+	W_LIB
+};
 enum { A_NONE, A_FTRACE, A_PERF, A_BPF };
 
 /*
@@ -419,12 +429,13 @@ enum {
 	C_WRITEV, C_FTRACE, C_PERF, C_BPF, C_WRITE_FTRACE, C_MARKER,
 	C_MARKER_RAW, C_WRITE_NULL, C_WRITEV_NULL, C_WRITEV_BITS,
 	C_FTRACE_BITS, C_PERF_BITS, C_BPF_BITS, C_WRITE_BITS,
-	C_WRITE_FTRACE_BITS, NR_CASES
+	C_WRITE_FTRACE_BITS, C_LIB_FTRACE_BITS, NR_CASES
 };
 
+/* @only: the one payload size the case runs at (0: every size) */
 static const struct {
 	const char *name, *consumer;
-	int how, attach, bits;
+	int how, attach, bits, only;
 } bench_cases[NR_CASES] = {
 	[C_WRITEV] = { "writev", "none", W_WRITEV, A_NONE },
 	[C_FTRACE] = { "writev", "ftrace", W_WRITEV, A_FTRACE },
@@ -441,6 +452,7 @@ static const struct {
 	[C_BPF_BITS] = { "writev_bits", "bpf", W_WRITEV, A_BPF, 1 },
 	[C_WRITE_BITS] = { "write_bits", "none", W_WRITE, A_NONE, 1 },
 	[C_WRITE_FTRACE_BITS] = { "write_bits", "ftrace", W_WRITE, A_FTRACE, 1 },
+	[C_LIB_FTRACE_BITS] = { "lib_write_bits", "ftrace", W_LIB, A_FTRACE, 1, 64 },
 };
 
 static double figures[NR_CASES][NR_SIZES][ROUNDS];
@@ -454,12 +466,52 @@ static int marker_fd, marker_raw_fd, null_fd;
 /* A write into a user event (not trace_marker, not /dev/null) */
 static int writes_event(int c)
 {
-	return bench_cases[c].how == W_WRITEV || bench_cases[c].how == W_WRITE;
+	int how = bench_cases[c].how;
+
+	return how == W_WRITEV || how == W_WRITE || how == W_LIB;
 }
+
+/*
+ * The library's event: "u64 id; char[56] msg", 64 bytes like bench_bits_64.
+ * lib_ev describes it for the cases' code (name, size, its enable byte).
+ */
+UE_DEFINE_EVENT(lib_event, "bench_lib", "u64 id; char[56] msg");
+static struct event lib_ev = { .name = "bench_lib", .size = 64 };
 
 static struct event *case_event(int c, int s)
 {
+	if (bench_cases[c].how == W_LIB)
+		return &lib_ev;
 	return bench_cases[c].bits ? &bits_events[s] : &events[s];
+}
+
+/* Does case @c run at payload index @s? */
+static int case_runs(int c, int s)
+{
+	return !bench_cases[c].only || bench_cases[c].only == payloads[s];
+}
+
+/*
+ * One event as a program instrumented with the library writes it: the
+ * test, then the fields (the message: the 56 bytes after the id in
+ * @payload, no NUL, so not padded). The payload bytes written, or -1.
+ */
+static __attribute__((noinline)) ssize_t lib_write(uint64_t id)
+{
+	struct ue_writer w;
+	ssize_t n;
+
+	if (!ue_enabled(&lib_event))
+		return 0;
+	ue_write_begin(&w, &lib_event);
+	ue_add_u64(&w, id);
+	ue_add_chars(&w, (const char *)payload + 4 + 8, 56);
+	n = ue_write_end(&w);
+	if (n < 0) {
+		errno = (int)-n;
+		return -1;
+	}
+	return n;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -532,6 +584,10 @@ static ssize_t writes(int c, struct event *ev, struct iovec *iov, int ops,
 		for (i = 0; i < ops && n == want; i++)
 			n = writev(null_fd, iov, 2);
 		break;
+	case W_LIB:
+		for (i = 0; i < ops && n == want; i++)
+			n = lib_write(i);
+		break;
 	}
 	return n;
 }
@@ -546,8 +602,9 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 		{ &ev->write_index, sizeof(ev->write_index) },
 		{ payload + 4, ev->size },
 	};
-	/* trace_marker gets the payload alone */
-	ssize_t want = bench_cases[c].how == W_MARKER ? ev->size : 4 + ev->size, n;
+	/* trace_marker gets the payload alone; the library says what it wrote */
+	int alone = bench_cases[c].how == W_MARKER || bench_cases[c].how == W_LIB;
+	ssize_t want = alone ? ev->size : 4 + ev->size, n;
 	int mark = PROFILE_MARK | c << 8 | s, err = 0;
 	uint64_t t0, t1;
 
@@ -587,7 +644,7 @@ static void one_case(int c, int s, int r)
 	double v;
 	int fd = -1, err = 0, attach = bench_cases[c].attach, listened;
 
-	if (case_broken[c][s])
+	if (case_broken[c][s] || !case_runs(c, s))
 		return;
 	switch (attach) {
 	case A_FTRACE:
@@ -1038,10 +1095,44 @@ static void drop_bits_events(int fd)
 			     bits_events[s].name);
 }
 
+/* The library's event, through its default ABI: 0, or -1 (no lib case) */
+static int register_lib_event(void)
+{
+	int err, s;
+
+	ue_set_abi(UE_ABI_BITS);
+	err = ue_register_all();
+	if (err) {
+		fail("libuserevents: register bench_lib: %s", ue_strerror(err));
+		for (s = 0; s < (int)NR_SIZES; s++)
+			case_broken[C_LIB_FTRACE_BITS][s] = 1;
+		return -1;
+	}
+	lib_ev.status = lib_event.status;
+	nr_events++;
+	return 0;
+}
+
+/*
+ * The library's event goes with its enable bit and the library's file (the
+ * library closes it only at exit: closed here, nothing else uses it)
+ */
+static void drop_lib_event(void)
+{
+	int err = ue_event_unregister(&lib_event);
+
+	if (err)
+		fail("libuserevents: unregister bench_lib: %s", ue_strerror(err));
+	close(ue_data_fd());
+	nr_events--;
+	if (wait_gone(lib_ev.name))
+		fail("bench_lib: still there 10 s after its fd and enabler went");
+}
+
 int main(int argc, char **argv)
 {
 	double check[ROUNDS], check_bits[ROUNDS], ppid[ROUNDS], up[ROUNDS];
-	int fd, sfd, r, s, c, have_uprobe, have_bits;
+	int fd, sfd, r, s, c, have_uprobe, have_bits, have_lib;
 	char name[32];
 
 	if (argc == 3 && !strcmp(argv[1], "-n")) {
@@ -1092,6 +1183,7 @@ int main(int argc, char **argv)
 			die(name);
 	}
 	have_bits = !register_bits_events(fd);
+	have_lib = have_bits && !register_lib_event();
 	if (bpf_setup())
 		die("bpf program");
 	if (profile) {
@@ -1126,12 +1218,14 @@ int main(int argc, char **argv)
 		row("uprobe", "ftrace", 0, nr_events, median(up, ROUNDS));
 	for (c = 0; c < NR_CASES; c++)
 		for (s = 0; s < (int)NR_SIZES; s++)
-			if (!case_broken[c][s])
+			if (!case_broken[c][s] && case_runs(c, s))
 				row(bench_cases[c].name, bench_cases[c].consumer, payloads[s],
 				    nr_events, median(figures[c][s], ROUNDS));
 
 	/* the events of the main table go, so that scaling starts from one */
 	drop_bits_events(fd);
+	if (have_lib)
+		drop_lib_event();
 	fd = open(TRACEFS "user_events_data", O_RDWR);
 	for (s = 0; s < (int)NR_SIZES && !peer; s++)
 		if (ioctl(fd, DIAG_IOCSDEL, events[s].name))
