@@ -450,6 +450,38 @@ static void expect_tally(struct __test_metadata *_metadata, int map, __u32 who,
 	EXPECT_EQ(0, t.bad) TH_LOG("map[%u]", who);
 }
 
+/* A tally program counting the records of tracepoint @id, through perf */
+struct tallied {
+	int map;
+	int prog;
+	int perf;
+};
+
+/*
+ * Load the tally program (the BPF_ITER one when @iter) and attach it to a
+ * perf event of tracepoint @id for task @pid on @cpu (uet_perf_open(),
+ * @raw), enabled; fails the test when a step fails
+ */
+static void tally_attach(struct __test_metadata *_metadata, struct tallied *t,
+			 int id, int iter, int pid, int cpu, int raw)
+{
+	t->map = uet_bpf_map(sizeof(struct tally), 2);
+	ASSERT_LE(0, t->map);
+	t->prog = iter ? tally_iter_prog(t->map) : tally_prog(t->map);
+	ASSERT_LE(0, t->prog);
+	t->perf = uet_perf_open(id, pid, cpu, raw);
+	ASSERT_LE(0, t->perf);
+	ASSERT_EQ(0, ioctl(t->perf, PERF_EVENT_IOC_SET_BPF, t->prog));
+	ASSERT_EQ(0, ioctl(t->perf, PERF_EVENT_IOC_ENABLE, 0));
+}
+
+static void tally_detach(struct tallied *t)
+{
+	close(t->perf);
+	close(t->prog);
+	close(t->map);
+}
+
 /* The test fixture -------------------------------------------------------- */
 
 FIXTURE(lost) {
@@ -613,47 +645,29 @@ TEST_F_TIMEOUT(lost, perf_exact, 300)
 /* eBPF: the program sees N records, each as written and in order */
 TEST_F_TIMEOUT(lost, bpf_exact, 300)
 {
-	int map, prog, p;
+	struct tallied t;
 	unsigned int i;
 
-	map = uet_bpf_map(sizeof(struct tally), 2);
-	ASSERT_LE(0, map);
-	prog = tally_prog(map);
-	ASSERT_LE(0, prog);
-	p = uet_perf_open(self->id, 0, -1, 1);
-	ASSERT_LE(0, p);
-	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_SET_BPF, prog));
-	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_ENABLE, 0));
+	tally_attach(_metadata, &t, self->id, 0, 0, -1, 1);
 	for (i = 0; i < N_EXACT; i++)
 		ASSERT_EQ(0, emit(self->fd, self->reg.write_index, i, 0));
-	expect_tally(_metadata, map, 0, N_EXACT);
-	close(p);
-	close(prog);
-	close(map);
+	expect_tally(_metadata, t.map, 0, N_EXACT);
+	tally_detach(&t);
 }
 
 /* eBPF on a BPF_ITER event: the program reads each payload where it is */
 TEST_F_TIMEOUT(lost, bpf_iter_exact, 300)
 {
 	struct user_reg reg;
-	int map, prog, p;
+	struct tallied t;
 	unsigned int i;
 
 	ASSERT_EQ(0, uet_register(self->fd, ITER_DESC, &reg));
-	map = uet_bpf_map(sizeof(struct tally), 2);
-	ASSERT_LE(0, map);
-	prog = tally_iter_prog(map);
-	ASSERT_LE(0, prog);
-	p = uet_perf_open(uet_tracepoint_id(ITER_EVENT), 0, -1, 1);
-	ASSERT_LE(0, p);
-	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_SET_BPF, prog));
-	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_ENABLE, 0));
+	tally_attach(_metadata, &t, uet_tracepoint_id(ITER_EVENT), 1, 0, -1, 1);
 	for (i = 0; i < N_EXACT; i++)
 		ASSERT_EQ(0, emit(self->fd, reg.write_index, i, 0));
-	expect_tally(_metadata, map, 0, N_EXACT);
-	close(p);
-	close(prog);
-	close(map);
+	expect_tally(_metadata, t.map, 0, N_EXACT);
+	tally_detach(&t);
 }
 
 /*
@@ -664,21 +678,15 @@ TEST_F_TIMEOUT(lost, bpf_iter_exact, 300)
 TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 {
 	struct ring r = { .meta = NULL };
-	int map, prog, pb, p, n;
 	void *page = dropped_pages();
+	struct tallied t;
 	unsigned int i;
 	long lost = 0;
+	int p, n;
 
 	ASSERT_NE(NULL, page);
 	ASSERT_EQ(0, pin(0));
-	map = uet_bpf_map(sizeof(struct tally), 2);
-	ASSERT_LE(0, map);
-	prog = tally_prog(map);
-	ASSERT_LE(0, prog);
-	pb = uet_perf_open(self->id, 0, -1, 0);
-	ASSERT_LE(0, pb);
-	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_SET_BPF, prog));
-	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_ENABLE, 0));
+	tally_attach(_metadata, &t, self->id, 0, 0, -1, 0);
 	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
 	ASSERT_EQ(0, ring_map(&r, p, 256));
@@ -701,12 +709,10 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 	if (n > 0)
 		EXPECT_EQ(0, check_run(self->recs, n, 0, 0, N_FAULT, -1, getpid(), self->why,
 				       sizeof(self->why))) TH_LOG("perf: %s", self->why);
-	expect_tally(_metadata, map, 0, N_FAULT);
+	expect_tally(_metadata, t.map, 0, N_FAULT);
 	ring_unmap(&r);
 	close(p);
-	close(pb);
-	close(prog);
-	close(map);
+	tally_detach(&t);
 	munmap(page, 2 * getpagesize());
 }
 
@@ -719,23 +725,16 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
  */
 TEST_F_TIMEOUT(lost, faulting_payloads_bpf_iter, 300)
 {
-	struct user_reg reg;
-	struct tally t;
-	int map, prog, p;
 	void *page = dropped_pages();
+	struct user_reg reg;
+	struct tallied b;
+	struct tally t;
 	unsigned int i;
 
 	ASSERT_NE(NULL, page);
 	ASSERT_EQ(0, pin(0));
 	ASSERT_EQ(0, uet_register(self->fd, ITER_DESC, &reg));
-	map = uet_bpf_map(sizeof(struct tally), 2);
-	ASSERT_LE(0, map);
-	prog = tally_iter_prog(map);
-	ASSERT_LE(0, prog);
-	p = uet_perf_open(uet_tracepoint_id(ITER_EVENT), 0, -1, 1);
-	ASSERT_LE(0, p);
-	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_SET_BPF, prog));
-	ASSERT_EQ(0, ioctl(p, PERF_EVENT_IOC_ENABLE, 0));
+	tally_attach(_metadata, &b, uet_tracepoint_id(ITER_EVENT), 1, 0, -1, 1);
 	ASSERT_EQ(0, uet_enable("", ITER_EVENT, 1));
 	for (i = 0; i < N_FAULT; i++)
 		ASSERT_EQ(0, emit_dropped(page, self->fd, reg.write_index, i, 0))
@@ -743,15 +742,13 @@ TEST_F_TIMEOUT(lost, faulting_payloads_bpf_iter, 300)
 	ASSERT_EQ(0, uet_enable("", ITER_EVENT, 0));
 
 	EXPECT_EQ(N_FAULT, cpu_stat(0, "entries"));
-	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &t));
+	ASSERT_EQ(0, uet_bpf_map_read(b.map, 0, &t));
 	TH_LOG("program: %llu records, %llu out of order, %llu unreadable",
 	       (unsigned long long)t.count, (unsigned long long)t.misordered,
 	       (unsigned long long)t.bad);
 	EXPECT_EQ(N_FAULT, t.count + t.bad) TH_LOG("the program ran more than once a write");
 	EXPECT_EQ(0, t.misordered);
-	close(p);
-	close(prog);
-	close(map);
+	tally_detach(&b);
 	munmap(page, 2 * getpagesize());
 }
 
@@ -764,19 +761,13 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 	struct ring r[2] = { { .meta = NULL }, { .meta = NULL } };
 	const unsigned char *page = uet_map_status();
 	struct writer w[2];
-	int map, prog, pb, p[2], i, n;
+	struct tallied t;
+	int p[2], i, n;
 	long lost;
 
 	if (!two_cpus())
 		SKIP(return, "needs two CPUs");
-	map = uet_bpf_map(sizeof(struct tally), 2);
-	ASSERT_LE(0, map);
-	prog = tally_prog(map);
-	ASSERT_LE(0, prog);
-	pb = uet_perf_open(self->id, -1, 0, 0);
-	ASSERT_LE(0, pb);
-	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_SET_BPF, prog));
-	ASSERT_EQ(0, ioctl(pb, PERF_EVENT_IOC_ENABLE, 0));
+	tally_attach(_metadata, &t, self->id, 0, -1, 0, 0);
 	for (i = 0; i < 2; i++) {
 		p[i] = uet_perf_open(self->id, -1, i, 1);
 		ASSERT_LE(0, p[i]) TH_LOG("perf_event_open CPU %d: %s", i, strerror(errno));
@@ -816,10 +807,8 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 	}
 	/* eBPF: every record of each writer, in its order */
 	for (i = 0; i < 2; i++)
-		expect_tally(_metadata, map, i, N_EXACT);
-	close(pb);
-	close(prog);
-	close(map);
+		expect_tally(_metadata, t.map, i, N_EXACT);
+	tally_detach(&t);
 }
 
 /*
