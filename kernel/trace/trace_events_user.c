@@ -941,14 +941,9 @@ static unsigned long user_event_payload_iov(const struct iov_iter *from,
 }
 
 /*
- * Copy the @len payload bytes of a write, which follow its index in @from,
- * to @dst. @from is left as it is: every consumer copies from it. Writes
- * come as one user buffer (write()) or user iovecs (writev()): those are
- * copied segment by segment here, at a fraction of the cost of
- * copy_from_iter() on a copy of the iterator. Their ranges passed
- * access_ok() when the iterator was made (vfs_write(), import_ubuf(),
- * import_iovec()). Page faults are disabled (the caller's doing): returns
- * false on a missing page.
+ * user_event_copy() of user iovecs other than the index and the payload in
+ * one segment each: segment by segment, at a fraction of the cost of
+ * copy_from_iter() on a copy of the iterator
  */
 static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
 					 size_t len)
@@ -960,11 +955,6 @@ static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
 
 	if (unlikely(!iter_is_iovec(from)))
 		return user_event_copy_iter(dst, from, len);
-	/* the common writev(): the index, then the payload in one segment */
-	iov = iter_iov(from);
-	if (likely(from->nr_segs == 2 && !from->iov_offset &&
-		   iov->iov_len == USER_EVENT_INDEX_SIZE && iov[1].iov_len == len))
-		return !__copy_from_user_inatomic(dst, iov[1].iov_base, len);
 	nr = user_event_payload_iov(from, &iov, &off);
 	for (; len && nr; iov++, nr--, off = 0) {
 		n = min(iov->iov_len - off, len);
@@ -977,17 +967,34 @@ static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
 	return !len;
 }
 
+/*
+ * Copy the @len payload bytes of a write, which follow its index in @from,
+ * to @dst. @from is left as it is: every consumer copies from it. A write()
+ * is one user buffer, the common writev() the index and the payload in two
+ * segments: copied from where the payload is; other shapes by
+ * user_event_copy_iov(). The ranges passed access_ok() when the iterator
+ * was made (vfs_write(), import_ubuf(), import_iovec()). Page faults are
+ * disabled (the caller's doing): returns false on a missing page.
+ */
 static __always_inline bool user_event_copy(void *dst,
 					    const struct iov_iter *from,
 					    size_t len)
 {
+	const struct iovec *iov;
 	void __user *src;
 
 	if (likely(iter_is_ubuf(from))) {
 		src = from->ubuf + from->iov_offset + USER_EVENT_INDEX_SIZE;
-		return !__copy_from_user_inatomic(dst, src, len);
+	} else {
+		iov = iter_iov(from);
+		if (unlikely(!iter_is_iovec(from) || from->nr_segs != 2 ||
+			     from->iov_offset ||
+			     iov->iov_len != USER_EVENT_INDEX_SIZE ||
+			     iov[1].iov_len != len))
+			return user_event_copy_iov(dst, from, len);
+		src = iov[1].iov_base;
 	}
-	return user_event_copy_iov(dst, from, len);
+	return !__copy_from_user_inatomic(dst, src, len);
 }
 
 /*
