@@ -970,9 +970,9 @@ static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
 /*
  * Copy the @len payload bytes of a write, which follow its index in @from,
  * to @dst. @from is left as it is: every consumer copies from it. A write()
- * is one user buffer, the common writev() the index and the payload in two
- * segments: copied from where the payload is; other shapes by
- * user_event_copy_iov(). The ranges passed access_ok() when the iterator
+ * is one user buffer, the common writev() the index and the payload in one
+ * segment each: both copied here from where the payload is; other shapes
+ * by user_event_copy_iov(). The ranges passed access_ok() when the iterator
  * was made (vfs_write(), import_ubuf(), import_iovec()). Page faults are
  * disabled (the caller's doing): returns false on a missing page.
  */
@@ -985,16 +985,14 @@ static __always_inline bool user_event_copy(void *dst,
 
 	if (likely(iter_is_ubuf(from))) {
 		src = from->ubuf + from->iov_offset + USER_EVENT_INDEX_SIZE;
-	} else {
-		iov = iter_iov(from);
-		if (unlikely(!iter_is_iovec(from) || from->nr_segs != 2 ||
-			     from->iov_offset ||
-			     iov->iov_len != USER_EVENT_INDEX_SIZE ||
-			     iov[1].iov_len != len))
-			return user_event_copy_iov(dst, from, len);
-		src = iov[1].iov_base;
+		return !__copy_from_user_inatomic(dst, src, len);
 	}
-	return !__copy_from_user_inatomic(dst, src, len);
+	iov = iter_iov(from);
+	if (likely(iter_is_iovec(from) && from->nr_segs == 2 &&
+		   !from->iov_offset && iov->iov_len == USER_EVENT_INDEX_SIZE &&
+		   iov[1].iov_len == len))
+		return !__copy_from_user_inatomic(dst, iov[1].iov_base, len);
+	return user_event_copy_iov(dst, from, len);
 }
 
 /*
@@ -1283,12 +1281,13 @@ static noinline int user_event_read_index_iter(const struct iov_iter *i,
 /*
  * The write index: the first 4 bytes, nearly always in the first segment.
  * @i stays where it is: the consumers copy the payload from past the index.
+ * 0 or -EFAULT.
  */
 static int user_event_read_index(const struct iov_iter *i, int *idx)
 {
 	if (likely(iter_is_ubuf(i) || iter_is_iovec(i)) &&
 	    likely(iter_iov_len(i) >= sizeof(*idx)))
-		return get_user(*idx, (int __user *)iter_iov_addr(i)) ? -EFAULT : 0;
+		return get_user(*idx, (int __user *)iter_iov_addr(i));
 	return user_event_read_index_iter(i, idx);
 }
 
@@ -1354,9 +1353,11 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 		return -E2BIG;
 	/*
 	 * Nobody listening: a status-page index is accepted with nothing
-	 * recorded; an enable-bit index is refused, as Linux 6.5+ does.
+	 * recorded; an enable-bit index is refused, as Linux 6.5+ does. Rare
+	 * for a client that tests its byte or bit before writing: the path
+	 * laid out straight is the write that records.
 	 */
-	if (likely(!rcu_access_pointer(ue->tp.funcs)))
+	if (unlikely(!rcu_access_pointer(ue->tp.funcs)))
 		return slot & USER_SLOT_BITS ? -EBADF : 1;
 	*uep = ue;
 	return 0;
@@ -1371,8 +1372,10 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 
 	if (total < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
-	if (unlikely(user_event_read_index(i, &idx)))
-		return -EFAULT;
+	/* ret: the error itself, no constant kept aside for the failure */
+	ret = user_event_read_index(i, &idx);
+	if (unlikely(ret))
+		return ret;
 	ret = user_event_write_check(kiocb->ki_filp, idx,
 				     total - USER_EVENT_INDEX_SIZE, &ue);
 	if (!ret)
@@ -1391,8 +1394,9 @@ static ssize_t user_events_write(struct file *file, const char __user *buf,
 
 	if (count < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
-	if (get_user(idx, (const int __user *)buf))
-		return -EFAULT;
+	ret = get_user(idx, (const int __user *)buf);
+	if (unlikely(ret))
+		return ret;
 	ret = user_event_write_check(file, idx, count - USER_EVENT_INDEX_SIZE, &ue);
 	if (!ret) {
 		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
