@@ -39,6 +39,7 @@ static struct {
 	char call;			/* the last write: 'w' write(), 'v' writev() */
 	int nr_iov;			/* its iovecs (writev()) */
 	size_t len;			/* its bytes */
+	const void *buf;		/* write()'s buffer */
 	unsigned char bytes[4096];	/* and their first 4096 */
 	const void *iov_base[8];	/* where its first iovecs pointed */
 	unsigned int next;		/* the last index handed out */
@@ -124,6 +125,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	k.call = 'w';
 	k.nr_iov = 0;
 	k.len = len;
+	k.buf = buf;
 	memcpy(k.bytes, buf, len < sizeof(k.bytes) ? len : sizeof(k.bytes));
 	if (k.write_err) {
 		errno = k.write_err;
@@ -411,6 +413,15 @@ static void test_one_write(void)
 	ok = ue_write(&ev, &large, 1) == 509 && k.call == 'v' && k.len == 513 &&
 	     k.iov_base[1] == big && !memcmp(k.bytes + 4, big, 509);
 	CHECK(ok, "a 513-byte record: writev() of the caller's memory (call %c)", k.call);
+	/* fixed fields through the writer: its own buffer, written as it is */
+	ue_write_begin(&w, &ev);
+	ue_add_u64(&w, id);
+	ue_add_chars(&w, text, sizeof(text));
+	ok = ue_write_end(&w) == 64 && k.call == 'w' && k.len == 68 &&
+	     k.buf == w.scratch && !memcmp(k.bytes, &ev.write_index, 4) &&
+	     !memcmp(k.bytes + 4, &id, 8) && !memcmp(k.bytes + 12, text, sizeof(text));
+	CHECK(ok, "fixed fields: one write() of the writer's buffer (call %c, %zu bytes)",
+	      k.call, k.len);
 	/*
 	 * a large __rel_loc string is not copied: the writer's buffer (index,
 	 * n, the loc word), then the string
