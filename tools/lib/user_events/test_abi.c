@@ -394,6 +394,7 @@ static void test_one_write(void)
 	uint64_t id = 42;
 	struct iovec iov[2] = { { &id, sizeof(id) }, { text, sizeof(text) } };
 	struct iovec large = { big, 600 };
+	unsigned char rec[68];
 	struct ue_writer w;
 	int ok;
 
@@ -443,6 +444,19 @@ static void test_one_write(void)
 	     !memcmp(k.bytes + 4, small, sizeof(small));
 	CHECK(ok, "a small __rel_loc string: one write() of the laid-out bytes (call %c)",
 	      k.call);
+	/* a record laid out by the caller: its index filled in, written as it is */
+	ue_event_init(&ev, "t_rec u64 id; char[56] text");
+	memset(rec, 0xee, sizeof(rec));
+	memcpy(rec + 4, &id, 8);
+	memcpy(rec + 12, text, sizeof(text));
+	ok = ue_write_record(&ev, rec, sizeof(rec)) == 64 && ev.registered &&
+	     k.call == 'w' && k.buf == rec && k.len == 68 &&
+	     !memcmp(rec, &ev.write_index, 4) && !memcmp(k.bytes + 12, text, sizeof(text));
+	CHECK(ok, "ue_write_record(): registers, fills the index, one write() of the record (call %c)",
+	      k.call);
+	k.call = 0;
+	CHECK(ue_write_record(&ev, rec, 3) == -EINVAL && errno == EINVAL && !k.call,
+	      "ue_write_record(): a record shorter than the index is refused, nothing written");
 	/* errors of write() are those of writev() */
 	k.write_err = ENOENT;
 	CHECK(ue_write(&ev, iov, 2) == -ENOENT && errno == ENOENT && k.call == 'w',

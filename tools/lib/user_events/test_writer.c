@@ -145,7 +145,7 @@ static void test_coalesce(void)
 
 static void test_bytes_and_chars(void)
 {
-	struct ue_event ev = UE_EVENT("b", "struct pair p 6; char[4] c");
+	struct ue_event ev = UE_EVENT("b", "struct pair p 6; char[4] c; char[3] d; char[4] e");
 	static const unsigned char pair[6] = { 1, 2, 3, 4, 5, 6 };
 	unsigned char buf[64];
 	struct ue_writer w;
@@ -154,10 +154,13 @@ static void test_bytes_and_chars(void)
 	ue_write_begin(&w, &ev);
 	ue_add_bytes(&w, pair, sizeof(pair));
 	ue_add_chars(&w, "toolong", 4);
+	ue_add_chars(&w, NULL, 3);
+	ue_add_chars(&w, "ab", 4);
 	n = ue_write_finish(&w);
-	CHECK(n > 0 && flatten(&w, n, buf) == 4 + 6 + 4 &&
-	      !memcmp(buf + 4, pair, 6) && !memcmp(buf + 10, "tool", 4),
-	      "struct bytes in place, char[N] cut at N");
+	CHECK(n > 0 && flatten(&w, n, buf) == 4 + 6 + 4 + 3 + 4 &&
+	      !memcmp(buf + 4, pair, 6) && !memcmp(buf + 10, "tool", 4) &&
+	      !memcmp(buf + 14, "\0\0\0ab\0\0", 7),
+	      "struct bytes in place, char[N] cut at N, NULL and short strings padded");
 	CHECK(n == 1 && !references(&w, n, pair), "small fields copied: one buffer (%d)", n);
 }
 

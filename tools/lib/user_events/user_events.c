@@ -514,25 +514,31 @@ ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n)
 
 /* The writer -------------------------------------------------------------- */
 
-void ue_write_begin(struct ue_writer *w, struct ue_event *ev)
+/*
+ * From here on the record is described by @w->iov: the fields ue_write_begin()
+ * and the inline functions leave unset are set from what they put in the
+ * scratch
+ */
+static void ue_general(struct ue_writer *w)
 {
-	w->ev = ev;
+	size_t len = w->pos - w->scratch;
+
+	if (w->general)
+		return;
+	w->general = 1;
 	w->err = 0;
 	w->nr_dyn = 0;
 	w->nr_loc = 0;
-	w->fixed = 0;
 	w->dyn_len = 0;
-	w->scalars = 0;
-	w->copied = 0;
-	/* the write index goes first, into the scratch at ue_write_finish() */
-	w->used = UE_INDEX_SIZE;
+	w->fixed = len - UE_INDEX_SIZE;
 	w->iov[0].iov_base = w->scratch;
-	w->iov[0].iov_len = UE_INDEX_SIZE;
+	w->iov[0].iov_len = len;
 	w->nr_iov = 1;
 }
 
 static void ue_set_err(struct ue_writer *w, int err)
 {
+	ue_general(w);
 	if (!w->err)
 		w->err = err;
 }
@@ -556,7 +562,7 @@ static int ue_push(struct iovec *v, int *n, int max, const void *p, size_t len)
 	return 0;
 }
 
-/* A fixed field of @len bytes at @p */
+/* A fixed field of @len bytes at @p, the writer general */
 static void ue_push_fixed(struct ue_writer *w, const void *p, size_t len)
 {
 	int err;
@@ -584,8 +590,8 @@ static unsigned char *ue_scratch(struct ue_writer *w, size_t size)
 		ue_set_err(w, -E2BIG);
 		return NULL;
 	}
-	p = w->scratch + w->used;
-	w->used += size;
+	p = w->pos;
+	w->pos += size;
 	w->scalars += size;
 	return p;
 }
@@ -600,8 +606,8 @@ static unsigned char *ue_copy_space(struct ue_writer *w, size_t len)
 
 	if (len > UE_COPY_MAX - w->copied)
 		return NULL;
-	p = w->scratch + w->used;
-	w->used += len;
+	p = w->pos;
+	w->pos += len;
 	w->copied += len;
 	return p;
 }
@@ -610,6 +616,7 @@ void ue_add_scalar(struct ue_writer *w, const void *v, size_t size)
 {
 	unsigned char *p;
 
+	ue_general(w);
 	if (size != 1 && size != 2 && size != 4 && size != 8) {
 		ue_set_err(w, -EINVAL);
 		return;
@@ -622,10 +629,11 @@ void ue_add_scalar(struct ue_writer *w, const void *v, size_t size)
 	ue_push_fixed(w, p, size);
 }
 
-void ue_add_bytes(struct ue_writer *w, const void *p, size_t len)
+void ue_add_bytes_general(struct ue_writer *w, const void *p, size_t len)
 {
 	unsigned char *copy;
 
+	ue_general(w);
 	if (len && !p) {
 		ue_set_err(w, -EINVAL);
 		return;
@@ -640,43 +648,35 @@ void ue_add_bytes(struct ue_writer *w, const void *p, size_t len)
 	ue_push_fixed(w, p, len);
 }
 
-/* A char[N] field referenced: @len bytes of @s, then NULs up to @n */
-static void ue_add_chars_ref(struct ue_writer *w, const char *s, size_t len,
-			     size_t n)
+void ue_copy_chars(void *dst, const char *s, size_t n)
 {
-	size_t pad;
+	/* what a char[N] field is: cut at N, padded with NULs */
+	strncpy(dst, s, n);
+}
 
+void ue_add_chars_general(struct ue_writer *w, const char *s, size_t n)
+{
+	unsigned char *copy;
+	size_t len, pad;
+
+	ue_general(w);
+	if (w->err)
+		return;
+	len = s ? strnlen(s, n) : 0;
+	copy = ue_copy_space(w, n);
+	if (copy) {
+		if (len)
+			memcpy(copy, s, len);
+		memset(copy + len, 0, n - len);
+		ue_push_fixed(w, copy, n);
+		return;
+	}
+	/* referenced: @len bytes of @s, then NULs up to @n */
 	ue_push_fixed(w, s, len);
 	for (n -= len; n; n -= pad) {
 		pad = n < sizeof(ue_zeros) ? n : sizeof(ue_zeros);
 		ue_push_fixed(w, ue_zeros, pad);
 	}
-}
-
-void ue_add_chars(struct ue_writer *w, const char *s, size_t n)
-{
-	unsigned char *copy;
-	size_t len;
-
-	if (w->err)
-		return;
-	len = s ? strnlen(s, n) : 0;
-	copy = ue_copy_space(w, n);
-	if (!copy) {
-		ue_add_chars_ref(w, s, len, n);
-		return;
-	}
-	if (len)
-		memcpy(copy, s, len);
-	if (len < n)
-		memset(copy + len, 0, n - len);
-	/* still one buffer: it grows */
-	if (w->nr_iov == 1) {
-		w->iov[0].iov_len += n;
-		w->fixed += n;
-		return;
-	}
-	ue_push_fixed(w, copy, n);
 }
 
 /*
@@ -690,6 +690,7 @@ static void ue_add_loc(struct ue_writer *w, const void *p, size_t len, int rel)
 	uint32_t v;
 	int err;
 
+	ue_general(w);
 	if (w->err)
 		return;
 	if (len && !p) {
@@ -748,6 +749,7 @@ int ue_write_finish(struct ue_writer *w)
 	uint32_t v, off;
 	int i, err;
 
+	ue_general(w);
 	if (w->err)
 		return ue_fail(w->err);
 	if (w->fixed + w->dyn_len > UE_LOC_MAX)
@@ -777,18 +779,28 @@ int ue_write_finish(struct ue_writer *w)
 	return w->nr_iov;
 }
 
-ssize_t ue_write_end(struct ue_writer *w)
+ssize_t ue_write_record(struct ue_event *ev, void *rec, size_t len)
 {
-	struct ue_event *ev = w->ev;
+	int err;
+
+	if (__builtin_expect(!__atomic_load_n(&ev->registered, __ATOMIC_ACQUIRE), 0)) {
+		err = ue_event_register(ev);
+		if (err)
+			return err;
+	}
+	if (len < UE_INDEX_SIZE)
+		return ue_fail(-EINVAL);
+	memcpy(rec, &ev->write_index, UE_INDEX_SIZE);
+	return ue_written(ev, write(ue_fd, rec, len));
+}
+
+ssize_t ue_write_end_general(struct ue_writer *w)
+{
 	ssize_t ret;
 	int n;
 
-	/* every field copied into the writer's buffer, the event registered */
-	if (w->nr_iov == 1 && !w->err && !w->nr_loc &&
-	    __atomic_load_n(&ev->registered, __ATOMIC_ACQUIRE)) {
-		memcpy(w->scratch, &ev->write_index, UE_INDEX_SIZE);
-		return ue_written(ev, write(ue_fd, w->scratch, w->used));
-	}
+	if (!w->general)
+		return ue_write_record(w->ev, w->scratch, w->pos - w->scratch);
 	if (w->err)
 		return ue_fail(w->err);
 	ret = ue_event_register(w->ev);

@@ -395,41 +395,51 @@ ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n);
 #define UE_INDEX_SIZE 4
 
 /**
- * struct ue_writer - lays out one event's payload into iovecs
+ * struct ue_writer - lays out one event's payload
  * @ev: the event
+ * @pos: where the next byte goes in @scratch
+ * @scalars: bytes of @scratch used by scalar values and loc words
+ * @copied: bytes of @scratch used by copied char[N] and struct fields
+ * @general: 0 while the record is the bytes of @scratch up to @pos, every
+ *	field so far copied there and no error: the fields below are not set
+ *	yet. 1 once a field is referenced or is a loc field, an error was
+ *	met, or ue_write_finish() ran: the record is described by @iov and
+ *	@dyn.
  * @err: the first error, reported by ue_write_end()
  * @nr_iov: entries in @iov
  * @nr_dyn: entries in @dyn
  * @nr_loc: __rel_loc/__data_loc fields so far
  * @fixed: bytes of the fixed part so far
  * @dyn_len: bytes of the dynamic part so far
- * @used: bytes of @scratch used, the write index's first
- * @scalars: bytes of @scratch used by scalar values and loc words
- * @copied: bytes of @scratch used by copied char[N] and struct fields
  * @iov: the record so far: the fixed part, from the write index on
  * @dyn: the data of the loc fields, which follows the fixed part
  * @loc: where each loc field is: its offset in @scratch, its end in the
  *	payload, whether it is __rel_loc
- * @scratch: the write index, then the values copied, in the order added:
- *	while nothing is referenced in between, the record is one buffer
+ * @scratch: the write index, then the values copied, in the order added
  *
  * Lives on the caller's stack between ue_write_begin() and ue_write_end();
- * about 2.5 KiB. Scalars, and char[N] and struct fields up to UE_COPY_MAX
- * bytes in all, are copied; larger fields and the data of __rel_loc and
- * __data_loc fields are referenced, not copied, so they must stay valid
- * until ue_write_end().
+ * about 2.5 KiB, of which an event of copied fields touches only the first
+ * bytes and @scratch. Scalars, and char[N] and struct fields up to
+ * UE_COPY_MAX bytes in all, are copied; larger fields and the data of
+ * __rel_loc and __data_loc fields are referenced, not copied, so they must
+ * stay valid until ue_write_end().
+ *
+ * The functions that add the fields are inline for as long as the record
+ * is one buffer (@general 0): a few stores each, and ue_write_end() hands
+ * the buffer to ue_write_record(). The rest is the library's.
  */
 struct ue_writer {
 	struct ue_event *ev;
+	unsigned char *pos;
+	uint32_t scalars;
+	uint32_t copied;
+	int general;
 	int err;
 	int nr_iov;
 	int nr_dyn;
 	int nr_loc;
 	uint32_t fixed;
 	uint32_t dyn_len;
-	uint32_t used;
-	uint32_t scalars;
-	uint32_t copied;
 	struct iovec iov[1 + UE_MAX_IOV + UE_MAX_LOC];
 	struct iovec dyn[UE_MAX_LOC];
 	struct {
@@ -450,7 +460,15 @@ struct ue_writer {
  * ue_add_*() functions and finish with ue_write_end(). Errors of the
  * ue_add_*() calls are kept in @w and reported by ue_write_end().
  */
-void ue_write_begin(struct ue_writer *w, struct ue_event *ev);
+static inline void ue_write_begin(struct ue_writer *w, struct ue_event *ev)
+{
+	w->ev = ev;
+	/* the write index goes first, when the record is written */
+	w->pos = w->scratch + UE_INDEX_SIZE;
+	w->scalars = 0;
+	w->copied = 0;
+	w->general = 0;
+}
 
 /**
  * ue_add_scalar() - add an integer field
@@ -462,6 +480,9 @@ void ue_write_begin(struct ue_writer *w, struct ue_event *ev);
  */
 void ue_add_scalar(struct ue_writer *w, const void *v, size_t size);
 
+void ue_add_bytes_general(struct ue_writer *w, const void *p, size_t len);
+void ue_add_chars_general(struct ue_writer *w, const char *s, size_t n);
+
 /**
  * ue_add_bytes() - add a fixed-size field from memory
  * @w: the writer
@@ -469,9 +490,32 @@ void ue_add_scalar(struct ue_writer *w, const void *v, size_t size);
  * @len: how many: the size of the field (char[N], unsigned char[N], struct)
  *
  * Copied while the writer's UE_COPY_MAX bytes for such fields last, else
- * referenced.
+ * referenced (by ue_add_bytes_general(), which does the rest).
  */
-void ue_add_bytes(struct ue_writer *w, const void *p, size_t len);
+static inline void ue_add_bytes(struct ue_writer *w, const void *p, size_t len)
+{
+	if (__builtin_expect(!w->general && p && len <= UE_COPY_MAX - w->copied, 1)) {
+		__builtin_memcpy(w->pos, p, len);
+		w->pos += len;
+		w->copied += len;
+		return;
+	}
+	ue_add_bytes_general(w, p, len);
+}
+
+/**
+ * ue_copy_chars() - @n bytes of a char[N] field at @dst, from string @s
+ * @dst: where
+ * @s: the string
+ * @n: N
+ *
+ * The string cut at @n bytes, or padded with NULs up to them: strncpy(),
+ * which takes fewer instructions than strnlen(), memcpy() and memset()
+ * (glibc, SSE2 and AVX2). Out of line for the inline ue_add_chars(): where
+ * the compiler sees the string, it would warn of the cut strncpy() makes
+ * on purpose.
+ */
+void ue_copy_chars(void *dst, const char *s, size_t n);
 
 /**
  * ue_add_chars() - add a char[N] field from a string
@@ -482,7 +526,16 @@ void ue_add_bytes(struct ue_writer *w, const void *p, size_t len);
  * The string is cut at @n bytes; shorter ones are padded with NULs.
  * Copied, or referenced, as for ue_add_bytes().
  */
-void ue_add_chars(struct ue_writer *w, const char *s, size_t n);
+static inline void ue_add_chars(struct ue_writer *w, const char *s, size_t n)
+{
+	if (__builtin_expect(!w->general && s && n <= UE_COPY_MAX - w->copied, 1)) {
+		ue_copy_chars(w->pos, s, n);
+		w->pos += n;
+		w->copied += n;
+		return;
+	}
+	ue_add_chars_general(w, s, n);
+}
 
 /**
  * ue_add_str() - add a __rel_loc char[] field
@@ -528,21 +581,46 @@ void ue_add_data_loc_array(struct ue_writer *w, const void *p, size_t len);
 int ue_write_finish(struct ue_writer *w);
 
 /**
+ * ue_write_record() - write a record laid out by the caller
+ * @ev: the event, registered here if it is not yet
+ * @rec: the record: UE_INDEX_SIZE bytes this function fills with the
+ *	event's write index, then the payload, laid out as the description
+ *	says
+ * @len: its bytes, the index included (at least UE_INDEX_SIZE)
+ *
+ * One write() of @rec. ue_write_end() calls it for a record of copied
+ * fields; a caller that keeps an event's fields in a struct of that layout
+ * may call it directly.
+ *
+ * Return: as ue_write().
+ */
+ssize_t ue_write_record(struct ue_event *ev, void *rec, size_t len);
+
+/* ue_write_end() of a record that is not one buffer */
+ssize_t ue_write_end_general(struct ue_writer *w);
+
+/**
  * ue_write_end() - write the event laid out in @w
  * @w: the writer
  *
  * Registers the event if it is not yet, then writes it with one system
- * call: write() of the writer's buffer when every field was copied there;
- * else write() of a copy when the record (index included) is at most 512
- * bytes, which the kernel takes for fewer instructions; else writev() of
- * the iovecs, the referenced data not copied.
+ * call: write() of the writer's buffer when every field was copied there
+ * (ue_write_record()); else write() of a copy when the record (index
+ * included) is at most 512 bytes, which the kernel takes for fewer
+ * instructions; else writev() of the iovecs, the referenced data not
+ * copied.
  *
  * Return: as ue_write(): the payload bytes written, 0 when not recorded
  * because nothing is attached (UE_ABI_BITS), or a negative errno: the first
  * error of the ue_add_*() calls (-E2BIG when a writer limit was exceeded),
  * or one of the kernel's.
  */
-ssize_t ue_write_end(struct ue_writer *w);
+static inline ssize_t ue_write_end(struct ue_writer *w)
+{
+	if (__builtin_expect(!w->general, 1))
+		return ue_write_record(w->ev, w->scratch, w->pos - w->scratch);
+	return ue_write_end_general(w);
+}
 
 /**
  * ue_strerror() - what an error of the library means for a writer
@@ -554,18 +632,16 @@ const char *ue_strerror(int err);
 
 /*
  * Typed wrappers of ue_add_scalar(), inline while the record is one buffer
- * (@w->nr_iov 1: every field so far copied) and the scalars fit
+ * (@w->general 0) and the scalars fit
  */
 #define __UE_ADD(name, type)						\
 static inline void ue_add_##name(struct ue_writer *w, type v)		\
 {									\
-	if (__builtin_expect(w->nr_iov == 1 && !w->err &&		\
-			     w->scalars + sizeof(v) <= UE_SCRATCH, 1)) {	\
-		__builtin_memcpy(w->scratch + w->used, &v, sizeof(v));	\
-		w->used += sizeof(v);					\
+	if (__builtin_expect(!w->general &&				\
+			     w->scalars <= UE_SCRATCH - sizeof(v), 1)) {	\
+		__builtin_memcpy(w->pos, &v, sizeof(v));		\
+		w->pos += sizeof(v);					\
 		w->scalars += sizeof(v);				\
-		w->fixed += sizeof(v);					\
-		w->iov[0].iov_len += sizeof(v);				\
 		return;							\
 	}								\
 	ue_add_scalar(w, &v, sizeof(v));				\
