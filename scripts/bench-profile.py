@@ -4,8 +4,10 @@
 # writev() and through it back to user space, and writes, per marked write,
 # the guest instructions of each kernel function: self (executed in it) and
 # inclusive (in it and in what it called), and the call sequence; and the
-# user-space instructions from the mark to the system call.
-# Environment: SYSMAP (System.map), PORT, OUT (report file).
+# user-space instructions from the mark to the system call, per function of
+# the (static) program when USERMAP names its symbols.
+# Environment: SYSMAP (System.map), PORT, OUT (report file), USERMAP
+# (`nm -n` of the program, optional).
 import bisect
 import collections
 import os
@@ -29,10 +31,25 @@ names = [names[i] for i in order]
 starts = set(addrs)
 syscall_entry = addrs[names.index("entry_SYSCALL_64")]
 
+# the program's functions (a static, non-PIE executable: addresses as linked)
+uaddrs, unames = [], []
+if os.environ.get("USERMAP"):
+    with open(os.environ["USERMAP"]) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTi":
+                uaddrs.append(int(parts[0], 16))
+                unames.append(parts[2])
+
 
 def sym(pc):
     i = bisect.bisect_right(addrs, pc) - 1
     return names[i] if i >= 0 else "?"
+
+
+def usym(pc):
+    i = bisect.bisect_right(uaddrs, pc) - 1
+    return unames[i] if i >= 0 else "?"
 
 
 def reg(r):
@@ -67,7 +84,10 @@ while True:
         while reg("pc") >= KERNEL:
             step()
         user = 0
+        ucount = collections.Counter()
         while reg("pc") < KERNEL:
+            if uaddrs:
+                ucount[usym(reg("pc"))] += 1
             step()
             user += 1
         if reg("pc") == syscall_entry and reg("rax") in WRITES:
@@ -106,6 +126,10 @@ while True:
     out.write("### self, inclusive\n\n")
     for f, n in sorted(incl.items(), key=lambda x: -x[1]):
         out.write("%6d %6d  %s\n" % (selfc[f], n, f))
+    if ucount:
+        out.write("\n### user space from the mark, self\n\n")
+        for f, n in sorted(ucount.items(), key=lambda x: -x[1]):
+            out.write("%6d  %s\n" % (n, f))
     out.write("\n### sequence (function, instructions)\n\n")
     for f, n, d in runs:
         out.write("%s%s %d\n" % ("  " * min(d, 30), f, n))
