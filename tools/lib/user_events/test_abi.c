@@ -452,7 +452,7 @@ static void test_one_write(void)
 	ok = ue_write_record(&ev, rec, sizeof(rec)) == 64 && ev.registered &&
 	     k.call == 'w' && k.buf == rec && k.len == 68 &&
 	     !memcmp(rec, &ev.write_index, 4) && !memcmp(k.bytes + 12, text, sizeof(text));
-	CHECK(ok, "ue_write_record(): registers, fills the index, one write() of the record (call %c)",
+	CHECK(ok, "ue_write_record(): registers, fills in the index, one write() (call %c)",
 	      k.call);
 	k.call = 0;
 	CHECK(ue_write_record(&ev, rec, 3) == -EINVAL && errno == EINVAL && !k.call,

@@ -651,7 +651,7 @@ void ue_add_bytes_general(struct ue_writer *w, const void *p, size_t len)
 void ue_copy_chars(void *dst, const char *s, size_t n)
 {
 	/* what a char[N] field is: cut at N, padded with NULs */
-	strncpy(dst, s, n);
+	stpncpy(dst, s, n);
 }
 
 void ue_add_chars_general(struct ue_writer *w, const char *s, size_t n)

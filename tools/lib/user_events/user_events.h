@@ -509,11 +509,11 @@ static inline void ue_add_bytes(struct ue_writer *w, const void *p, size_t len)
  * @s: the string
  * @n: N
  *
- * The string cut at @n bytes, or padded with NULs up to them: strncpy(),
- * which takes fewer instructions than strnlen(), memcpy() and memset()
- * (glibc, SSE2 and AVX2). Out of line for the inline ue_add_chars(): where
- * the compiler sees the string, it would warn of the cut strncpy() makes
- * on purpose.
+ * The string cut at @n bytes, or padded with NULs up to them: stpncpy()
+ * (strncpy() returning the end), which takes fewer instructions than
+ * strnlen(), memcpy() and memset() (glibc, SSE2 and AVX2). Out of line for
+ * the inline ue_add_chars(): where the compiler sees the string, it would
+ * warn of the cut made on purpose.
  */
 void ue_copy_chars(void *dst, const char *s, size_t n);
 
