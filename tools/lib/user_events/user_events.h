@@ -480,6 +480,22 @@ static inline void ue_write_begin(struct ue_writer *w, struct ue_event *ev)
  */
 void ue_add_scalar(struct ue_writer *w, const void *v, size_t size);
 
+/* Is the record one buffer still, with room for @n more copied bytes? */
+static inline int __ue_copy_fits(const struct ue_writer *w, size_t n)
+{
+	return !w->general && n <= UE_COPY_MAX - w->copied;
+}
+
+/* The @n bytes of the buffer that __ue_copy_fits() found */
+static inline unsigned char *__ue_copy_take(struct ue_writer *w, size_t n)
+{
+	unsigned char *p = w->pos;
+
+	w->pos += n;
+	w->copied += n;
+	return p;
+}
+
 void ue_add_bytes_general(struct ue_writer *w, const void *p, size_t len);
 void ue_add_chars_general(struct ue_writer *w, const char *s, size_t n);
 
@@ -494,10 +510,8 @@ void ue_add_chars_general(struct ue_writer *w, const char *s, size_t n);
  */
 static inline void ue_add_bytes(struct ue_writer *w, const void *p, size_t len)
 {
-	if (__builtin_expect(!w->general && p && len <= UE_COPY_MAX - w->copied, 1)) {
-		__builtin_memcpy(w->pos, p, len);
-		w->pos += len;
-		w->copied += len;
+	if (__builtin_expect(p && __ue_copy_fits(w, len), 1)) {
+		__builtin_memcpy(__ue_copy_take(w, len), p, len);
 		return;
 	}
 	ue_add_bytes_general(w, p, len);
@@ -528,10 +542,8 @@ void ue_copy_chars(void *dst, const char *s, size_t n);
  */
 static inline void ue_add_chars(struct ue_writer *w, const char *s, size_t n)
 {
-	if (__builtin_expect(!w->general && s && n <= UE_COPY_MAX - w->copied, 1)) {
-		ue_copy_chars(w->pos, s, n);
-		w->pos += n;
-		w->copied += n;
+	if (__builtin_expect(s && __ue_copy_fits(w, n), 1)) {
+		ue_copy_chars(__ue_copy_take(w, n), s, n);
 		return;
 	}
 	ue_add_chars_general(w, s, n);
