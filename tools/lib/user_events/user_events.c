@@ -536,9 +536,9 @@ static void ue_general(struct ue_writer *w)
 	w->nr_iov = 1;
 }
 
+/* The first error of a general writer, kept for ue_write_end() */
 static void ue_set_err(struct ue_writer *w, int err)
 {
-	ue_general(w);
 	if (!w->err)
 		w->err = err;
 }
@@ -662,16 +662,14 @@ void ue_add_chars_general(struct ue_writer *w, const char *s, size_t n)
 	ue_general(w);
 	if (w->err)
 		return;
-	len = s ? strnlen(s, n) : 0;
 	copy = ue_copy_space(w, n);
 	if (copy) {
-		if (len)
-			memcpy(copy, s, len);
-		memset(copy + len, 0, n - len);
+		ue_copy_chars(copy, s ? s : "", n);
 		ue_push_fixed(w, copy, n);
 		return;
 	}
-	/* referenced: @len bytes of @s, then NULs up to @n */
+	/* referenced: the string's bytes, then NULs up to @n */
+	len = s ? strnlen(s, n) : 0;
 	ue_push_fixed(w, s, len);
 	for (n -= len; n; n -= pad) {
 		pad = n < sizeof(ue_zeros) ? n : sizeof(ue_zeros);
@@ -799,8 +797,7 @@ ssize_t ue_write_end_general(struct ue_writer *w)
 	ssize_t ret;
 	int n;
 
-	if (!w->general)
-		return ue_write_record(w->ev, w->scratch, w->pos - w->scratch);
+	ue_general(w);
 	if (w->err)
 		return ue_fail(w->err);
 	ret = ue_event_register(w->ev);
