@@ -138,11 +138,22 @@ struct user_event_fd {
 	struct user_event_refs __rcu *refs;
 };
 
-/* What the probes of one write report back to the writer */
+/* user_event_write.stop of a copy that hit a missing page */
+#define USER_EVENT_FAULTED	1
+
+/*
+ * What the probes of one write are given besides the iterator, and what
+ * they report back to the writer
+ */
 struct user_event_write {
+	/* the payload when it is one piece of user memory, else NULL */
+	const void __user	*src;
 	int			recorded;	/* records committed */
-	bool			faulted;	/* a copy hit a missing page */
-	int			err;		/* a final error */
+	/*
+	 * Set, the probes left are not called: a final errno, or
+	 * USER_EVENT_FAULTED (the write is retried once the pages are in)
+	 */
+	int			stop;
 	/* BPF_ITER programs run once per write, not once per try */
 	bool			bpf_ran;
 	bool			bpf_keep;	/* what they said of perf's sample */
@@ -941,9 +952,9 @@ static unsigned long user_event_payload_iov(const struct iov_iter *from,
 }
 
 /*
- * user_event_copy() of user iovecs other than the index and the payload in
- * one segment each: segment by segment, at a fraction of the cost of
- * copy_from_iter() on a copy of the iterator
+ * user_event_copy() of a payload that is not one piece of user memory: user
+ * iovecs segment by segment, at a fraction of the cost of copy_from_iter()
+ * on a copy of the iterator; what is not user memory by the latter
  */
 static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
 					 size_t len)
@@ -971,27 +982,17 @@ static noinline bool user_event_copy_iov(void *dst, const struct iov_iter *from,
  * Copy the @len payload bytes of a write, which follow its index in @from,
  * to @dst. @from is left as it is: every consumer copies from it. A write()
  * is one user buffer, the common writev() the index and the payload in one
- * segment each: both copied here from where the payload is; other shapes
- * by user_event_copy_iov(). The ranges passed access_ok() when the iterator
- * was made (vfs_write(), import_ubuf(), import_iovec()). Page faults are
- * disabled (the caller's doing): returns false on a missing page.
+ * segment each: for both the writer found the payload, @src (see
+ * user_event_read_index()), copied here; other shapes by
+ * user_event_copy_iov(). Page faults are disabled (the caller's doing):
+ * returns false on a missing page.
  */
 static __always_inline bool user_event_copy(void *dst,
 					    const struct iov_iter *from,
-					    size_t len)
+					    const void __user *src, size_t len)
 {
-	const struct iovec *iov;
-	void __user *src;
-
-	if (likely(iter_is_ubuf(from))) {
-		src = from->ubuf + from->iov_offset + USER_EVENT_INDEX_SIZE;
+	if (likely(src))
 		return !__copy_from_user_inatomic(dst, src, len);
-	}
-	iov = iter_iov(from);
-	if (likely(iter_is_iovec(from) && from->nr_segs == 2 &&
-		   !from->iov_offset && iov->iov_len == USER_EVENT_INDEX_SIZE &&
-		   iov[1].iov_len == len))
-		return !__copy_from_user_inatomic(dst, iov[1].iov_base, len);
 	return user_event_copy_iov(dst, from, len);
 }
 
@@ -1006,13 +1007,13 @@ static __always_inline bool user_event_fill(struct user_event *ue,
 					    size_t len,
 					    struct user_event_write *w)
 {
-	if (unlikely(!user_event_copy(entry + 1, from, len))) {
-		w->faulted = true;
+	if (unlikely(!user_event_copy(entry + 1, from, w->src, len))) {
+		w->stop = USER_EVENT_FAULTED;
 		return false;
 	}
 	if (ue->nr_locs &&
 	    !user_event_locs_valid(ue, (u8 *)entry, sizeof(*entry) + len)) {
-		w->err = -EFAULT;
+		w->stop = -EFAULT;
 		return false;
 	}
 	return true;
@@ -1035,7 +1036,7 @@ static __always_inline bool user_event_fill(struct user_event *ue,
  * the flags above, no stack traces asked of the instance, no tp_printk, no
  * trace_export taking events.
  */
-static bool user_ftrace_direct(struct trace_event_file *file)
+static __always_inline bool user_ftrace_direct(struct trace_event_file *file)
 {
 	return !(READ_ONCE(file->flags) & USER_FTRACE_GENERIC) &&
 	       !(file->tr->trace_flags &
@@ -1099,10 +1100,14 @@ static noinline void user_event_ftrace_generic(struct trace_event_file *file,
 	w->recorded++;
 }
 
-/* The ftrace consumer: one record per attached trace_event_file */
-static void user_event_ftrace(void *data, struct user_event *ue,
-			      struct iov_iter *from, size_t len,
-			      struct user_event_write *w)
+/*
+ * The ftrace consumer: one record per attached trace_event_file. Inline in
+ * the writers (user_event_call_probe()), its address the probe's.
+ */
+static __always_inline void user_event_ftrace(void *data,
+					      struct user_event *ue,
+					      struct iov_iter *from, size_t len,
+					      struct user_event_write *w)
 {
 	struct trace_event_file *file = data;
 
@@ -1142,35 +1147,25 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 }
 
 /*
- * The perf consumer: one raw sample for the perf events open on this CPU,
- * after the eBPF programs attached to the tracepoint have run on it (with
- * the standard tracepoint context: the record). BPF_ITER events run their
- * programs on the iovecs first and copy only for the perf samples.
+ * The perf sample of a write: the record in perf's buffer (with perf's u32
+ * size in front, the whole u64-aligned), handed to perf_tp_event() or, with
+ * @bpf, to the eBPF programs of @call first.
  */
-static void user_event_perf(void *data, struct user_event *ue,
-			    struct iov_iter *from, size_t len,
-			    struct user_event_write *w)
+static __always_inline void user_event_perf_record(struct trace_event_call *call,
+						   struct user_event *ue,
+						   struct iov_iter *from,
+						   size_t len,
+						   struct user_event_write *w,
+						   struct hlist_head *head,
+						   bool bpf)
 {
-	struct trace_event_call *call = data;
-	struct hlist_head *head = this_cpu_ptr(call->perf_events);
-	bool bpf = bpf_prog_array_valid(call);
+	int size = ALIGN(sizeof(struct trace_entry) + len + sizeof(u32),
+			 sizeof(u64)) - sizeof(u32);
+	/* both set by perf_trace_buf_alloc() when it returns a buffer */
+	struct pt_regs *regs __uninitialized;
+	int rctx __uninitialized;
 	struct trace_entry *entry;
-	struct pt_regs *regs;
-	int size, rctx;
 
-	if (ue->bpf_iter && bpf) {
-		if (!w->bpf_ran) {
-			w->bpf_ran = true;
-			w->bpf_keep = user_event_bpf_iter(call, from, len);
-		}
-		if (!w->bpf_keep)
-			return;
-		bpf = false;
-	}
-	if (!bpf && hlist_empty(head))
-		return;
-	/* perf puts a u32 size in front; the whole stays u64-aligned */
-	size = ALIGN(sizeof(*entry) + len + sizeof(u32), sizeof(u64)) - sizeof(u32);
 	entry = perf_trace_buf_alloc(size, &regs, &rctx);
 	if (!entry)
 		return;
@@ -1187,10 +1182,79 @@ static void user_event_perf(void *data, struct user_event *ue,
 				      regs, head, NULL);
 	w->recorded++;
 }
+
+/*
+ * user_event_perf() with eBPF programs attached: they run on the record
+ * (the standard tracepoint context), or, for BPF_ITER events, on the
+ * iovecs first, with a copy made only for the perf samples.
+ */
+static noinline void user_event_perf_bpf(struct trace_event_call *call,
+					 struct user_event *ue,
+					 struct iov_iter *from, size_t len,
+					 struct user_event_write *w)
+{
+	struct hlist_head *head = this_cpu_ptr(call->perf_events);
+
+	if (!ue->bpf_iter) {
+		user_event_perf_record(call, ue, from, len, w, head, true);
+		return;
+	}
+	if (!w->bpf_ran) {
+		w->bpf_ran = true;
+		w->bpf_keep = user_event_bpf_iter(call, from, len);
+	}
+	if (w->bpf_keep && !hlist_empty(head))
+		user_event_perf_record(call, ue, from, len, w, head, false);
+}
+
+/*
+ * The perf consumer: one raw sample for the perf events open on this CPU.
+ * Inline in the writers (user_event_call_probe()), its address the probe's.
+ */
+static __always_inline void user_event_perf(void *data,
+					    struct user_event *ue,
+					    struct iov_iter *from, size_t len,
+					    struct user_event_write *w)
+{
+	struct trace_event_call *call = data;
+	struct hlist_head *head;
+
+	if (unlikely(bpf_prog_array_valid(call))) {
+		user_event_perf_bpf(call, ue, from, len, w);
+		return;
+	}
+	head = this_cpu_ptr(call->perf_events);
+	if (!hlist_empty(head))
+		user_event_perf_record(call, ue, from, len, w, head, false);
+}
 #endif
 
-/* Call every attached consumer, as a tracepoint would, pages not faulted */
-static __always_inline void user_event_call_probes(struct user_event *ue,
+/*
+ * One consumer's probe. The two kinds that attach, ftrace and perf, are
+ * called directly, their bodies inline in the writer: no call through the
+ * pointer, no probe prologue, on the path of every record.
+ */
+static __always_inline void user_event_call_probe(const struct tracepoint_func *f,
+						  struct user_event *ue,
+						  struct iov_iter *i,
+						  size_t len,
+						  struct user_event_write *w)
+{
+	if (f->func == (void *)user_event_ftrace)
+		user_event_ftrace(f->data, ue, i, len, w);
+#ifdef CONFIG_PERF_EVENTS
+	else if (f->func == (void *)user_event_perf)
+		user_event_perf(f->data, ue, i, len, w);
+#endif
+	else
+		((user_event_probe_t)f->func)(f->data, ue, i, len, w);
+}
+
+/*
+ * Call every attached consumer, as a tracepoint would, pages not faulted.
+ * False when there is none.
+ */
+static __always_inline bool user_event_call_probes(struct user_event *ue,
 						   struct iov_iter *i,
 						   size_t len,
 						   struct user_event_write *w)
@@ -1199,21 +1263,25 @@ static __always_inline void user_event_call_probes(struct user_event *ue,
 
 	preempt_disable_notrace();
 	f = rcu_dereference_sched(ue->tp.funcs);
-	if (f) {
-		pagefault_disable();
-		do {
-			((user_event_probe_t)f->func)(f->data, ue, i, len, w);
-		} while ((++f)->func && !w->err);
-		pagefault_enable();
+	if (unlikely(!f)) {
+		preempt_enable_notrace();
+		return false;
 	}
+	pagefault_disable();
+	do {
+		user_event_call_probe(f, ue, i, len, w);
+	} while ((++f)->func && !w->stop);
+	pagefault_enable();
 	preempt_enable_notrace();
+	return true;
 }
 
 /*
- * The copy runs with page faults disabled; a missing page makes the probe
- * drop its record, and the whole write is retried once the pages are in.
- * Once a consumer has committed, a retry would duplicate its record: a
- * fault after that (the page was reclaimed in between) fails the write.
+ * A write whose probes stopped on an error, or on a missing page: the copy
+ * runs with page faults disabled; a missing page makes the probe drop its
+ * record, and the whole write is retried once the pages are in. Once a
+ * consumer has committed, a retry would duplicate its record: a fault after
+ * that (the page was reclaimed in between) fails the write.
  */
 static noinline int user_event_emit_retry(struct user_event *ue,
 					  struct iov_iter *i, size_t len,
@@ -1222,28 +1290,36 @@ static noinline int user_event_emit_retry(struct user_event *ue,
 	int tries;
 
 	for (tries = 1; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (w->stop != USER_EVENT_FAULTED)
+			return w->stop;
 		if (w->recorded || fault_in_iov_iter_readable(i, iov_iter_count(i)))
 			return -EFAULT;
-		w->faulted = false;
+		w->stop = 0;
 		user_event_call_probes(ue, i, len, w);
-		if (w->err)
-			return w->err;
-		if (!w->faulted)
-			return 0;
 	}
-	return -EFAULT;
+	return w->stop != USER_EVENT_FAULTED ? w->stop : -EFAULT;
 }
 
-/* Record a write of @len payload bytes: 0 or an errno */
+/*
+ * Record a write of @len payload bytes, at @src when they are one piece of
+ * user memory, with an index of the enable-bit ABI (@bits) or of the status
+ * page: 0 or an errno
+ */
 static __always_inline int user_event_emit(struct user_event *ue,
-					   struct iov_iter *i, size_t len)
+					   struct iov_iter *i,
+					   const void __user *src, size_t len,
+					   bool bits)
 {
-	struct user_event_write w = {};
+	struct user_event_write w = { .src = src };
 
-	user_event_call_probes(ue, i, len, &w);
-	if (unlikely(w.err))
-		return w.err;
-	if (unlikely(w.faulted))
+	/*
+	 * Nobody listening: a status-page index is accepted with nothing
+	 * recorded; an enable-bit index is refused, as Linux 6.5+ does. Rare
+	 * for a client that tests its byte or bit before writing.
+	 */
+	if (unlikely(!user_event_call_probes(ue, i, len, &w)))
+		return bits ? -EBADF : 0;
+	if (unlikely(w.stop))
 		return user_event_emit_retry(ue, i, len, &w);
 	return 0;
 }
@@ -1269,26 +1345,67 @@ static __always_inline unsigned long user_event_slot_of_fd(struct file *file,
 	return slot;
 }
 
-/* user_event_read_index() of an index split over segments, or not user memory */
-static noinline int user_event_read_index_iter(const struct iov_iter *i,
-					       int *idx)
+/*
+ * The index at @p, a user address that passed access_ok() when the write
+ * or its iterator was made (vfs_write(), import_ubuf(), import_iovec()):
+ * the index as an unsigned value, or -EFAULT.
+ */
+static __always_inline s64 user_event_get_index(const int __user *p)
 {
-	struct iov_iter head = *i;
+	int idx;
 
-	return copy_from_iter(idx, sizeof(*idx), &head) == sizeof(*idx) ? 0 : -EFAULT;
+	if (can_do_masked_user_access())
+		p = masked_user_access_begin(p);
+	else if (!user_read_access_begin(p, sizeof(*p)))
+		return -EFAULT;
+	unsafe_get_user(idx, p, efault);
+	user_read_access_end();
+	return (u32)idx;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/* user_event_read_index() of the iterators whose payload is not one piece */
+static noinline s64 user_event_read_index_iter(const struct iov_iter *i)
+{
+	struct iov_iter head;
+	int idx;
+
+	if (iter_is_iovec(i) && iter_iov_len(i) >= sizeof(idx))
+		return user_event_get_index(iter_iov_addr(i));
+	/* split over segments, or not user memory */
+	head = *i;
+	if (copy_from_iter(&idx, sizeof(idx), &head) != sizeof(idx))
+		return -EFAULT;
+	return (u32)idx;
 }
 
 /*
- * The write index: the first 4 bytes, nearly always in the first segment.
- * @i stays where it is: the consumers copy the payload from past the index.
- * 0 or -EFAULT.
+ * The write index: the first 4 bytes of @i, as an unsigned value, or
+ * -EFAULT. When the @len payload bytes past it are one piece of user
+ * memory (a ubuf, or the common writev() of the index and the payload in
+ * one segment each), *@src is where they are, for the consumers' copy;
+ * else NULL. @i stays where it is: the consumers copy from past the index.
  */
-static int user_event_read_index(const struct iov_iter *i, int *idx)
+static __always_inline s64 user_event_read_index(const struct iov_iter *i,
+						 size_t len,
+						 const void __user **src)
 {
-	if (likely(iter_is_ubuf(i) || iter_is_iovec(i)) &&
-	    likely(iter_iov_len(i) >= sizeof(*idx)))
-		return get_user(*idx, (int __user *)iter_iov_addr(i));
-	return user_event_read_index_iter(i, idx);
+	const struct iovec *iov = i->__iov;
+
+	if (likely(iter_is_iovec(i) && i->nr_segs == 2 && !i->iov_offset &&
+		   iov->iov_len == USER_EVENT_INDEX_SIZE &&
+		   iov[1].iov_len == len)) {
+		*src = iov[1].iov_base;
+		return user_event_get_index(iov->iov_base);
+	}
+	if (iter_is_ubuf(i)) {
+		*src = i->ubuf + i->iov_offset + USER_EVENT_INDEX_SIZE;
+		return user_event_get_index(i->ubuf + i->iov_offset);
+	}
+	*src = NULL;
+	return user_event_read_index_iter(i);
 }
 
 /*
@@ -1332,9 +1449,8 @@ static noinline bool user_event_too_big(struct user_event *ue, size_t len)
 
 /*
  * A write of index @idx and @len payload bytes, on @file: its event in
- * *@uep when the payload is to be recorded (returns 0), or what the write
- * returns without recording: 1 when nobody listens and it is accepted, else
- * an errno.
+ * *@uep when the payload is to be recorded, and whether the index is of
+ * the enable-bit ABI (returns 1) or of the status page (0); else an errno.
  */
 static __always_inline int user_event_write_check(struct file *file, int idx,
 						  size_t len,
@@ -1351,56 +1467,53 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 		return -EINVAL;
 	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
 		return -E2BIG;
-	/*
-	 * Nobody listening: a status-page index is accepted with nothing
-	 * recorded; an enable-bit index is refused, as Linux 6.5+ does. Rare
-	 * for a client that tests its byte or bit before writing: the path
-	 * laid out straight is the write that records.
-	 */
-	if (unlikely(!rcu_access_pointer(ue->tp.funcs)))
-		return slot & USER_SLOT_BITS ? -EBADF : 1;
 	*uep = ue;
-	return 0;
+	return slot & USER_SLOT_BITS;
 }
 
 /* writev(), and every write that is not one user buffer (io_uring) */
 static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 {
 	size_t total = iov_iter_count(i);
+	size_t len = total - USER_EVENT_INDEX_SIZE;
+	const void __user *src;
 	struct user_event *ue;
-	int idx, ret;
+	s64 idx;
+	int ret;
 
 	if (total < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
-	/* ret: the error itself, no constant kept aside for the failure */
-	ret = user_event_read_index(i, &idx);
-	if (unlikely(ret))
-		return ret;
-	ret = user_event_write_check(kiocb->ki_filp, idx,
-				     total - USER_EVENT_INDEX_SIZE, &ue);
-	if (!ret)
-		ret = user_event_emit(ue, i, total - USER_EVENT_INDEX_SIZE);
-	return ret < 0 ? ret : total;
+	idx = user_event_read_index(i, len, &src);
+	if (unlikely(idx < 0))
+		return idx;
+	ret = user_event_write_check(kiocb->ki_filp, (int)idx, len, &ue);
+	if (ret >= 0)
+		ret = user_event_emit(ue, i, src, len, ret);
+	return ret < 0 ? ret : len + USER_EVENT_INDEX_SIZE;
 }
 
 /* write(): one user buffer, without the kiocb and iov_iter set-up of writev() */
 static ssize_t user_events_write(struct file *file, const char __user *buf,
 				 size_t count, loff_t *ppos)
 {
+	size_t len = count - USER_EVENT_INDEX_SIZE;
 	/* set whole by iov_iter_ubuf() */
 	struct iov_iter i __uninitialized;
 	struct user_event *ue;
-	int idx, ret;
+	s64 idx;
+	int ret;
 
 	if (count < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
-	ret = get_user(idx, (const int __user *)buf);
-	if (unlikely(ret))
-		return ret;
-	ret = user_event_write_check(file, idx, count - USER_EVENT_INDEX_SIZE, &ue);
-	if (!ret) {
+	/* vfs_write() checked access_ok() of the buffer */
+	idx = user_event_get_index((const int __user *)buf);
+	if (unlikely(idx < 0))
+		return idx;
+	ret = user_event_write_check(file, (int)idx, len, &ue);
+	if (ret >= 0) {
 		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
-		ret = user_event_emit(ue, &i, count - USER_EVENT_INDEX_SIZE);
+		ret = user_event_emit(ue, &i, buf + USER_EVENT_INDEX_SIZE, len,
+				      ret);
 	}
 	return ret < 0 ? ret : count;
 }

@@ -125,6 +125,24 @@ def stages(final, gone):
     c.drop('USER_SLOT_BITS', 'user_slot_event')
     replace(c, 'user_event_slot_of_fd', 'perf/user_event_of_fd.c')
     replace(c, 'user_event_write_check', 'perf/user_event_write_check.c')
+    # with the status page alone, nobody listening is always accepted
+    c.comment('user_event_emit',
+              '/*\n * Record a write of @len payload bytes, at @src when they '
+              'are one piece of\n * user memory: 0 or an errno\n */\n')
+    c.drop_param('user_event_emit', 'bits')
+    c.edit('user_event_emit',
+           '\t/*\n'
+           '\t * Nobody listening: a status-page index is accepted with nothing\n'
+           '\t * recorded; an enable-bit index is refused, as Linux 6.5+ does. Rare\n'
+           '\t * for a client that tests its byte or bit before writing.\n'
+           '\t */\n'
+           '\tif (unlikely(!user_event_call_probes(ue, i, len, &w)))\n'
+           '\t\treturn bits ? -EBADF : 0;\n'
+           '\tif (unlikely(w.stop))\n',
+           '\t/* Nobody listening: accepted, nothing recorded */\n'
+           '\tif (user_event_call_probes(ue, i, len, &w) && unlikely(w.stop))\n')
+    c.drop_arg('user_events_write_iter', 'user_event_emit', 4)
+    c.drop_arg('user_events_write', 'user_event_emit', 4)
     replace(c, 'user_event_fd_add', 'perf/user_event_fd_add.c')
     replace(c, 'user_events_release', 'perf/user_events_release.c')
 
@@ -194,6 +212,16 @@ def stages(final, gone):
     c.drop_member('struct user_event_write', 'bpf_ran', 'bpf_keep')
     c.drop_member('struct user_event', 'bpf_iter', 'perf_users')
     c.drop_block('user_event_perf')
+    c.comment('user_event_call_probe',
+              '/*\n * One consumer\'s probe. ftrace, the kind that attaches, is '
+              'called directly,\n * its body inline in the writer: no call '
+              'through the pointer, no probe\n * prologue, on the path of every '
+              'record.\n */\n')
+    c.edit('user_event_call_probe',
+           '#ifdef CONFIG_PERF_EVENTS\n'
+           '\telse if (f->func == (void *)user_event_perf)\n'
+           '\t\tuser_event_perf(f->data, ue, i, len, w);\n'
+           '#endif\n', '')
     c.drop_stmt('user_event_status', 'perf_users',
                 new='\treturn ue->ftrace_users ? EVENT_STATUS_FTRACE : 0;\n')
     replace(c, 'user_event_reg', 'dynevents/user_event_reg.c')

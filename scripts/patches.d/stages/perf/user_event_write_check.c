@@ -1,3 +1,7 @@
+/*
+ * A write of index @idx and @len payload bytes, on @file: its event in
+ * *@uep when the payload is to be recorded (returns 0), else an errno.
+ */
 static int user_event_write_check(struct file *file, int idx, size_t len,
 				  struct user_event **uep)
 {
@@ -10,13 +14,6 @@ static int user_event_write_check(struct file *file, int idx, size_t len,
 		return -EINVAL;
 	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
 		return -E2BIG;
-	/*
-	 * Nobody listening: accepted, nothing recorded. Rare for a client
-	 * that tests its byte before writing: the path laid out straight is
-	 * the write that records.
-	 */
-	if (unlikely(!rcu_access_pointer(ue->tp.funcs)))
-		return 1;
 	*uep = ue;
 	return 0;
 }
