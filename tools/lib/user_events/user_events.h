@@ -141,9 +141,12 @@ enum ue_abi {
  * static struct ue_event ev = UE_EVENT("myev", "u32 count; __rel_loc char[] msg");
  */
 #define UE_EVENT(name, fields) {				\
-	.desc = name " " fields,				\
-	.status = &ue_disabled_byte,				\
-	.write_index = -1,					\
+	/* in member order, no designators: C++ before C++20 has none */ \
+	name " " fields,	/* desc */			\
+	&ue_disabled_byte,	/* status */			\
+	-1,			/* write_index */		\
+	0,			/* status_index */		\
+	0,			/* registered */		\
 }
 
 /* The section that holds every UE_DEFINE_EVENT() event, as an array */
