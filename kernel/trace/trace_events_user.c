@@ -159,10 +159,6 @@ struct user_event_write {
 	bool			bpf_keep;	/* what they said of perf's sample */
 };
 
-typedef void (*user_event_probe_t)(void *data, struct user_event *ue,
-				   struct iov_iter *from, size_t len,
-				   struct user_event_write *w);
-
 /*
  * event_mutex protects the event table, the status indexes, the consumer
  * counts, the growth of the per-fd arrays and the enablers: every
@@ -1120,12 +1116,14 @@ static __always_inline void user_event_ftrace(void *data,
 #ifdef CONFIG_PERF_EVENTS
 /*
  * BPF_ITER: the eBPF programs get the writer's data where it is, described
- * by a struct user_bpf_context, instead of a copy. Returns whether the
- * perf events should still get their sample (as a program's return value
- * decides for any tracepoint). Without CONFIG_BPF_EVENTS there are none.
+ * by a struct user_bpf_context, instead of a copy (a ubuf's payload is at
+ * @src, which the writer found). Returns whether the perf events should
+ * still get their sample (as a program's return value decides for any
+ * tracepoint). Without CONFIG_BPF_EVENTS there are none.
  */
 static bool user_event_bpf_iter(struct trace_event_call *call,
-				struct iov_iter *from, size_t len)
+				struct iov_iter *from, const void __user *src,
+				size_t len)
 {
 	struct user_bpf_context ctx = { .data_len = len };
 	struct user_bpf_iter iter;
@@ -1133,8 +1131,7 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 
 	if (iter_is_ubuf(from)) {
 		ctx.data_type = USER_BPF_DATA_USER;
-		ctx.udata = (const void __force *)from->ubuf + from->iov_offset +
-			    USER_EVENT_INDEX_SIZE;
+		ctx.udata = (const void __force *)src;
 	} else if (iter_is_iovec(from)) {
 		iter.nr_segs = user_event_payload_iov(from, &iter.iov, &off);
 		iter.iov_offset = off;
@@ -1201,7 +1198,7 @@ static noinline void user_event_perf_bpf(struct trace_event_call *call,
 	}
 	if (!w->bpf_ran) {
 		w->bpf_ran = true;
-		w->bpf_keep = user_event_bpf_iter(call, from, len);
+		w->bpf_keep = user_event_bpf_iter(call, from, w->src, len);
 	}
 	if (w->bpf_keep && !hlist_empty(head))
 		user_event_perf_record(call, ue, from, len, w, head, false);
@@ -1230,9 +1227,10 @@ static __always_inline void user_event_perf(void *data,
 #endif
 
 /*
- * One consumer's probe. The two kinds that attach, ftrace and perf, are
- * called directly, their bodies inline in the writer: no call through the
- * pointer, no probe prologue, on the path of every record.
+ * One consumer's probe. The two kinds that attach (user_event_reg()),
+ * ftrace and perf, are called directly, their bodies inline in the writer:
+ * no call through the pointer, no probe prologue, on the path of every
+ * record. The probe's address only tells which.
  */
 static __always_inline void user_event_call_probe(const struct tracepoint_func *f,
 						  struct user_event *ue,
@@ -1240,14 +1238,13 @@ static __always_inline void user_event_call_probe(const struct tracepoint_func *
 						  size_t len,
 						  struct user_event_write *w)
 {
-	if (f->func == (void *)user_event_ftrace)
-		user_event_ftrace(f->data, ue, i, len, w);
 #ifdef CONFIG_PERF_EVENTS
-	else if (f->func == (void *)user_event_perf)
+	if (f->func == (void *)user_event_perf) {
 		user_event_perf(f->data, ue, i, len, w);
+		return;
+	}
 #endif
-	else
-		((user_event_probe_t)f->func)(f->data, ue, i, len, w);
+	user_event_ftrace(f->data, ue, i, len, w);
 }
 
 /*

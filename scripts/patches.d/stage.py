@@ -213,14 +213,16 @@ def stages(final, gone):
     c.drop_member('struct user_event', 'bpf_iter', 'perf_users')
     c.drop_block('user_event_perf')
     c.comment('user_event_call_probe',
-              '/*\n * One consumer\'s probe. ftrace, the kind that attaches, is '
-              'called directly,\n * its body inline in the writer: no call '
-              'through the pointer, no probe\n * prologue, on the path of every '
-              'record.\n */\n')
+              '/*\n * One consumer\'s probe. The kind that attaches '
+              '(user_event_reg()), ftrace,\n * is called directly, its body '
+              'inline in the writer: no call through the\n * pointer, no probe '
+              'prologue, on the path of every record.\n */\n')
     c.edit('user_event_call_probe',
            '#ifdef CONFIG_PERF_EVENTS\n'
-           '\telse if (f->func == (void *)user_event_perf)\n'
+           '\tif (f->func == (void *)user_event_perf) {\n'
            '\t\tuser_event_perf(f->data, ue, i, len, w);\n'
+           '\t\treturn;\n'
+           '\t}\n'
            '#endif\n', '')
     c.drop_stmt('user_event_status', 'perf_users',
                 new='\treturn ue->ftrace_users ? EVENT_STATUS_FTRACE : 0;\n')
