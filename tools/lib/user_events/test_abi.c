@@ -457,6 +457,10 @@ static void test_one_write(void)
 	k.call = 0;
 	CHECK(ue_write_record(&ev, rec, 3) == -EINVAL && errno == EINVAL && !k.call,
 	      "ue_write_record(): a record shorter than the index is refused, nothing written");
+	/* checked before the event is registered: bad input registers nothing */
+	ue_event_init(&ev, "t_rec_short u32 n");
+	CHECK(ue_write_record(&ev, rec, 3) == -EINVAL && !ev.registered && !k.call,
+	      "ue_write_record(): a short record of a new event: EINVAL, not registered");
 	/* errors of write() are those of writev() */
 	k.write_err = ENOENT;
 	CHECK(ue_write(&ev, iov, 2) == -ENOENT && errno == ENOENT && k.call == 'w',

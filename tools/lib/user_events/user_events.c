@@ -781,13 +781,14 @@ ssize_t ue_write_record(struct ue_event *ev, void *rec, size_t len)
 {
 	int err;
 
+	/* bad input first: it registers nothing */
+	if (len < UE_INDEX_SIZE)
+		return ue_fail(-EINVAL);
 	if (__builtin_expect(!__atomic_load_n(&ev->registered, __ATOMIC_ACQUIRE), 0)) {
 		err = ue_event_register(ev);
 		if (err)
 			return err;
 	}
-	if (len < UE_INDEX_SIZE)
-		return ue_fail(-EINVAL);
 	memcpy(rec, &ev->write_index, UE_INDEX_SIZE);
 	return ue_written(ev, write(ue_fd, rec, len));
 }
