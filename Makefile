@@ -7,7 +7,7 @@ export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
 S := scripts
 DEMO := tools/user_events/demo
 
-.PHONY: all demo check bench bench-profile fuzz patches patches-check kernel bench-kernel selftests lint tree deps shell help clean distclean
+.PHONY: all demo check bench bench-profile fuzz soak poke-stress patches patches-check kernel bench-kernel selftests lint tree deps shell help clean distclean
 
 all: demo
 
@@ -19,6 +19,9 @@ help:
 	@echo 'make bench-profile  instructions per kernel function of one write of each'
 	@echo '                bench case, single-stepped with gdb (build/bench/profile-ours.txt)'
 	@echo 'make fuzz       fuzz descriptions and payloads in the VM for FUZZ_MINUTES (10), FUZZ_SEED'
+	@echo 'make soak       the long runs make check leaves out (soak_test) in the VM'
+	@echo 'make poke-stress  patch the sched tracepoints POKE_ITERATIONS (200) times while'
+	@echo '                both vCPUs run them: proves the VM runs live-patched kernel text'
 	@echo 'make patches    the overlay as a git format-patch series in build/patches/'
 	@echo '                against the pristine base tree; checkpatch --strict on it'
 	@echo 'make patches-check  make patches, then git am each patch on the base tree'
@@ -67,6 +70,12 @@ bench-profile:
 
 fuzz:
 	@$(S)/fuzz
+
+soak:
+	@$(S)/soak
+
+poke-stress: kernel
+	@$(S)/poke-stress
 
 patches: deps
 	@$(S)/patches

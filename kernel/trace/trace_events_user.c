@@ -6,9 +6,9 @@
  * while anyone listens, writes [write index][payload] to the same file. It
  * learns that someone listens through one of two front doors onto the same
  * events: the byte of the event in the one status page of
- * user_events_status (a 24-byte struct user_reg), or a bit of a word in its
- * own memory that the kernel keeps up to date (a 28-byte struct
- * user_reg_bits, the ABI of Linux 6.4 and later). Each user event is an
+ * user_events_status (a 24-byte struct user_status_reg), or a bit of a word
+ * in its own memory that the kernel keeps up to date (a 28-byte struct
+ * user_reg, the ABI of Linux 6.4 and later). Each user event is an
  * ordinary trace event of the "user_events" system (or "user_events_multi");
  * the payload becomes the record after the common header, untouched.
  * See Documentation/trace/user_events.rst.
@@ -55,12 +55,30 @@
  * (buffer_subbuf_size_kb) and perf's PERF_MAX_TRACE_SIZE.
  */
 #define USER_EVENT_MAX_PAYLOAD	(U16_MAX - sizeof(struct trace_entry))
+/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
+#define USER_EVENT_PERF_MAX	(PERF_MAX_TRACE_SIZE - sizeof(u32) - \
+				 sizeof(struct trace_entry))
 /*
- * The largest payload every consumer takes: user_event_consumer_max() of
- * ftrace with one-page sub-buffers and absolute time stamps; perf takes
- * more.
+ * user_event_consumer_max() of ftrace with one-page sub-buffers and absolute
+ * time stamps: a page less the sub-buffer's header (16 bytes), the event's
+ * header and length (8), the time extend of an absolute time stamp (8), the
+ * room kept for a time stamp (8) and the common header.
  */
-#define USER_EVENT_FITS_ALL	(PAGE_SIZE - 48)
+#define USER_EVENT_FTRACE_LEAST	(PAGE_SIZE - 40 - sizeof(struct trace_entry))
+/*
+ * The largest payload every consumer takes: the smaller of the two. With
+ * 4 KiB pages ftrace's; with 16 or 64 KiB pages perf's, which then takes
+ * less than a page.
+ */
+#define USER_EVENT_FITS_ALL	MIN(USER_EVENT_FTRACE_LEAST, USER_EVENT_PERF_MAX)
+static_assert(MAX(USER_EVENT_FITS_ALL, USER_EVENT_PERF_MAX) == USER_EVENT_PERF_MAX);
+static_assert(MAX(USER_EVENT_FITS_ALL, USER_EVENT_FTRACE_LEAST) ==
+	      USER_EVENT_FTRACE_LEAST);
+/*
+ * Enable bits one process may register (ENOSPC past it): each is kernel
+ * memory, and a status change walks its event's enablers under event_mutex.
+ */
+#define USER_EVENT_MAX_ENABLERS	8192
 /* Times a write faults its pages in again before giving up */
 #define USER_EVENT_FAULT_TRIES	3
 /* A write starts with the event's index, an int; the payload follows */
@@ -106,6 +124,11 @@ struct user_event {
 	bool			persist;	/* USER_EVENT_REG_PERSIST */
 	/* Deleted once nothing refers to it (enable-bit ABI); event_mutex */
 	bool			auto_del;
+	/*
+	 * A record of it may be in an ftrace buffer: then it is not deleted
+	 * automatically, since a deletion clears the buffers it was enabled in
+	 */
+	bool			in_buffer;
 	/* Attached consumers, by kind; event_mutex */
 	int			ftrace_users;
 	int			perf_users;
@@ -116,7 +139,8 @@ struct user_event {
 /*
  * The fd's events; index i is write index i. New events are appended in
  * place (published by the release of count); a full array is replaced by
- * one twice its size, the old one freed by RCU, so registering is O(1).
+ * one twice its size, the old one freed by RCU, so appending is amortised
+ * O(1); finding an event the fd registered before is linear in its events.
  * Each slot is a struct user_event pointer, with USER_SLOT_BITS set when
  * the index was handed out through the enable-bit ABI.
  */
@@ -368,8 +392,8 @@ static int user_parse_struct(struct user_parse *p, struct user_words *wd,
 		return -EINVAL;
 	}
 	f->kind = UF_BYTES;
-	f->type = kasprintf(GFP_KERNEL, "struct %s", wd->w[1]);
-	f->name = kstrdup(wd->w[2], GFP_KERNEL);
+	f->type = kasprintf(GFP_KERNEL_ACCOUNT, "struct %s", wd->w[1]);
+	f->name = kstrdup(wd->w[2], GFP_KERNEL_ACCOUNT);
 	return f->type && f->name ? 0 : -ENOMEM;
 }
 
@@ -428,15 +452,15 @@ static int user_field_set_type(struct user_field *f,
 		f->kind = strcmp(bt->name, "char") ? UF_LOC_ARR : UF_LOC_STR;
 		f->elem_size = bt->size;
 		f->size = sizeof(u32);
-		f->type = kasprintf(GFP_KERNEL, "%s %s[]", loc, bt->name);
+		f->type = kasprintf(GFP_KERNEL_ACCOUNT, "%s %s[]", loc, bt->name);
 	} else if (array) {
 		f->kind = strcmp(bt->name, "char") ? UF_BYTES : UF_CHARS;
-		f->type = kasprintf(GFP_KERNEL, "%s[%u]", bt->name, f->size);
+		f->type = kasprintf(GFP_KERNEL_ACCOUNT, "%s[%u]", bt->name, f->size);
 	} else {
 		f->kind = UF_INT;
 		f->size = bt->size;
 		f->is_signed = bt->is_signed;
-		f->type = kstrdup(bt->name, GFP_KERNEL);
+		f->type = kstrdup(bt->name, GFP_KERNEL_ACCOUNT);
 	}
 	return f->type ? 0 : -ENOMEM;
 }
@@ -455,9 +479,9 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 	at = wd->w[i];
 	/* a type word is as long as the description lets it be */
 	if (!strcmp(wd->w[i], "unsigned") && i + 2 < wd->n)
-		type = kasprintf(GFP_KERNEL, "unsigned %s", wd->w[++i]);
+		type = kasprintf(GFP_KERNEL_ACCOUNT, "unsigned %s", wd->w[++i]);
 	else
-		type = kstrdup(wd->w[i], GFP_KERNEL);
+		type = kstrdup(wd->w[i], GFP_KERNEL_ACCOUNT);
 	if (!type)
 		return -ENOMEM;
 	if (++i >= wd->n) {
@@ -474,7 +498,7 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 	ret = user_parse_array(p, f, bt, bracket, loc, at);
 	if (ret)
 		return ret;
-	f->name = kstrdup(wd->w[i], GFP_KERNEL);
+	f->name = kstrdup(wd->w[i], GFP_KERNEL_ACCOUNT);
 	if (!f->name)
 		return -ENOMEM;
 	return user_field_set_type(f, bt, loc, bracket);
@@ -552,7 +576,7 @@ static int user_spec_canonical(struct user_spec *d)
 
 	for (i = 0; i < d->nr_fields; i++)
 		len += strlen(d->fields[i].type) + strlen(d->fields[i].name) + 10;
-	d->args = kzalloc(len, GFP_KERNEL);
+	d->args = kzalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!d->args)
 		return -ENOMEM;
 	seq_buf_init(&s, d->args, len);
@@ -574,7 +598,7 @@ static int user_parse_fields(struct user_parse *p, char *list,
 
 	for (field = list; *field; field++)
 		max += *field == ';';
-	d->fields = kcalloc(max, sizeof(*d->fields), GFP_KERNEL);
+	d->fields = kcalloc(max, sizeof(*d->fields), GFP_KERNEL_ACCOUNT);
 	if (!d->fields)
 		return -ENOMEM;
 	while ((field = strsep(&list, ";"))) {
@@ -614,7 +638,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 			user_parse_err(p, USER_ERR_BAD_FLAGS, flags);
 			return -EINVAL;
 		}
-		d->flags = kstrdup(flags, GFP_KERNEL);
+		d->flags = kstrdup(flags, GFP_KERNEL_ACCOUNT);
 		if (!d->flags)
 			return -ENOMEM;
 	}
@@ -627,7 +651,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 		user_parse_err(p, USER_ERR_RESERVED_NAME, name);
 		return -EINVAL;
 	}
-	d->name = kstrdup(name, GFP_KERNEL);
+	d->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	return d->name ? 0 : -ENOMEM;
 }
 
@@ -672,7 +696,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 static int user_parse(const char *cmd, int skip, bool quiet,
 		      struct user_spec *d)
 {
-	char *copy __free(kfree) = kstrdup(cmd + skip, GFP_KERNEL);
+	char *copy __free(kfree) = kstrdup(cmd + skip, GFP_KERNEL_ACCOUNT);
 	struct user_parse p = { .cmd = cmd, .skip = skip, .quiet = quiet };
 
 	if (!copy)
@@ -735,7 +759,7 @@ static int user_event_set_print_fmt(struct user_event *ue)
 
 	for (i = 0; i < ue->nr_fields; i++)
 		len += 3 * strlen(ue->fields[i].name) + 96;
-	fmt = kmalloc(len, GFP_KERNEL);
+	fmt = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!fmt)
 		return -ENOMEM;
 	seq_buf_init(&s, fmt, len);
@@ -880,7 +904,7 @@ static struct trace_event_fields *user_event_fields_array(struct user_event *ue)
 	struct trace_event_fields *array;
 	int i;
 
-	array = kcalloc(ue->nr_fields + 1, sizeof(*array), GFP_KERNEL);
+	array = kcalloc(ue->nr_fields + 1, sizeof(*array), GFP_KERNEL_ACCOUNT);
 	if (!array)
 		return NULL;
 	for (i = 0; i < ue->nr_fields; i++) {
@@ -1041,6 +1065,13 @@ static __always_inline bool user_ftrace_direct(struct trace_event_file *file)
 	       likely(!tracepoint_printk);
 }
 
+/* A record of @ue went into an ftrace buffer: see user_event_unused() */
+static __always_inline void user_event_mark_in_buffer(struct user_event *ue)
+{
+	if (unlikely(!READ_ONCE(ue->in_buffer)))
+		WRITE_ONCE(ue->in_buffer, true);
+}
+
 /*
  * The record of user_event_ftrace() without the generic layer: reserved
  * and committed on the ring buffer, the common header filled as
@@ -1069,6 +1100,7 @@ user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
 	/* as __buffer_unlock_commit() does: the task's comm is to be saved */
 	__this_cpu_write(trace_taskinfo_save, true);
 	ring_buffer_unlock_commit(buffer);
+	user_event_mark_in_buffer(ue);
 	w->recorded++;
 }
 
@@ -1093,6 +1125,9 @@ static noinline void user_event_ftrace_generic(struct trace_event_file *file,
 		return;
 	}
 	trace_event_buffer_commit(&fbuffer);
+	/* a soft-disabled file's record only fed its triggers: discarded */
+	if (!(READ_ONCE(file->flags) & EVENT_FILE_FL_SOFT_DISABLED))
+		user_event_mark_in_buffer(ue);
 	w->recorded++;
 }
 
@@ -1117,7 +1152,13 @@ static __always_inline void user_event_ftrace(void *data,
 /*
  * BPF_ITER: the eBPF programs get the writer's data where it is, described
  * by a struct user_bpf_context, instead of a copy (a ubuf's payload is at
- * @src, which the writer found). Returns whether the perf events should
+ * @src, which the writer found). Their context is laid out as a record is
+ * for any tracepoint program: it starts with the struct pt_regs pointer
+ * that the helpers (bpf_perf_event_output(), bpf_get_stack(), ...) read
+ * there, the struct user_bpf_context is where a record's first field would
+ * be (USER_BPF_CONTEXT_OFFSET), and zeroes follow up to the end of the
+ * event's fields, as far as the attach let the program read
+ * (trace_event_get_offsets()). Returns whether the perf events should
  * still get their sample (as a program's return value decides for any
  * tracepoint). Without CONFIG_BPF_EVENTS there are none.
  */
@@ -1125,22 +1166,39 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 				struct iov_iter *from, const void __user *src,
 				size_t len)
 {
-	struct user_bpf_context ctx = { .data_len = len };
+	int size = clamp_t(int, ALIGN(trace_event_get_offsets(call), sizeof(u64)),
+			   USER_BPF_CONTEXT_OFFSET + sizeof(struct user_bpf_context),
+			   PERF_MAX_TRACE_SIZE);
+	struct user_bpf_context *ctx;
 	struct user_bpf_iter iter;
+	struct pt_regs *regs;
+	int rctx;
+	bool keep;
 	size_t off;
+	void *buf;
 
+	if (!iter_is_ubuf(from) && !iter_is_iovec(from))
+		return true;
+	buf = perf_trace_buf_alloc(size, &regs, &rctx);
+	if (!buf)
+		return true;
+	perf_fetch_caller_regs(regs);
+	memset(buf, 0, size);
+	*(struct pt_regs **)buf = regs;
+	ctx = buf + USER_BPF_CONTEXT_OFFSET;
+	ctx->data_len = len;
 	if (iter_is_ubuf(from)) {
-		ctx.data_type = USER_BPF_DATA_USER;
-		ctx.udata = (const void __force *)src;
-	} else if (iter_is_iovec(from)) {
+		ctx->data_type = USER_BPF_DATA_USER;
+		ctx->udata = (const void __force *)src;
+	} else {
 		iter.nr_segs = user_event_payload_iov(from, &iter.iov, &off);
 		iter.iov_offset = off;
-		ctx.data_type = USER_BPF_DATA_ITER;
-		ctx.iter = &iter;
-	} else {
-		return true;
+		ctx->data_type = USER_BPF_DATA_ITER;
+		ctx->iter = &iter;
 	}
-	return trace_call_bpf(call, &ctx);
+	keep = trace_call_bpf(call, buf);
+	perf_swevent_put_recursion_context(rctx);
+	return keep;
 }
 
 /*
@@ -1230,7 +1288,9 @@ static __always_inline void user_event_perf(void *data,
  * One consumer's probe. The two kinds that attach (user_event_reg()),
  * ftrace and perf, are called directly, their bodies inline in the writer:
  * no call through the pointer, no probe prologue, on the path of every
- * record. The probe's address only tells which.
+ * record. The probe's address tells which, and only a probe of ours is
+ * called: a removal that could not allocate a smaller array leaves
+ * tp_stub_func in its place, with the data of the consumer that is gone.
  */
 static __always_inline void user_event_call_probe(const struct tracepoint_func *f,
 						  struct user_event *ue,
@@ -1238,13 +1298,12 @@ static __always_inline void user_event_call_probe(const struct tracepoint_func *
 						  size_t len,
 						  struct user_event_write *w)
 {
+	if (likely(f->func == (void *)user_event_ftrace))
+		user_event_ftrace(f->data, ue, i, len, w);
 #ifdef CONFIG_PERF_EVENTS
-	if (f->func == (void *)user_event_perf) {
+	else if (f->func == (void *)user_event_perf)
 		user_event_perf(f->data, ue, i, len, w);
-		return;
-	}
 #endif
-	user_event_ftrace(f->data, ue, i, len, w);
 }
 
 /*
@@ -1420,8 +1479,13 @@ static size_t user_event_consumer_max(const struct tracepoint_func *f)
 	if (f->func == (void *)user_event_ftrace)
 		return ring_buffer_max_event_size(file->tr->array_buffer.buffer) -
 		       sizeof(u64) - sizeof(struct trace_entry);
+#ifdef CONFIG_PERF_EVENTS
 	/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
-	return PERF_MAX_TRACE_SIZE - sizeof(u32) - sizeof(struct trace_entry);
+	if (f->func == (void *)user_event_perf)
+		return USER_EVENT_PERF_MAX;
+#endif
+	/* a stub that user_event_call_probe() skips */
+	return SIZE_MAX;
 }
 
 /*
@@ -1540,8 +1604,12 @@ struct user_event_mm {
 	struct mm_struct	*mm;		/* mmgrab()ed */
 	/* struct user_event_enabler.mm_link; event_mutex, RCU for mn */
 	struct list_head	enablers;
+	/* on that list, at most USER_EVENT_MAX_ENABLERS; event_mutex */
+	unsigned int		nr_enablers;
 	/* one for the threads together, one per queued fault work */
 	refcount_t		refs;
+	/* threads whose task_struct.user_event_mm points here; user_mm_lock */
+	unsigned int		members;
 	struct work_struct	free_work;
 };
 
@@ -1556,6 +1624,10 @@ struct user_event_enabler {
 	u8			bit;
 	/* The word's range was unmapped: never written again */
 	bool			unmapped;
+	/* A struct user_enabler_fault is queued for it; event_mutex */
+	bool			fault_queued;
+	/* DIAG_IOCSUNREG is clearing its bit: nothing else writes it; event_mutex */
+	bool			unregistering;
 	struct rcu_head		rcu;
 };
 
@@ -1679,7 +1751,7 @@ static int user_enabler_write(struct user_event_enabler *e, bool set)
 
 	lockdep_assert_held(&event_mutex);
 	/* The process is gone: nobody reads the bit any more */
-	if (!mmget_not_zero(mm))
+	if (e->unregistering || !mmget_not_zero(mm))
 		return 0;
 	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
 	mmap_read_lock(mm);
@@ -1707,10 +1779,12 @@ user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
  * Fault the word of (@addr, @bit) in, writable, then write its event's
  * state under event_mutex, as it is then: an update is never lost to an
  * enable and a disable racing. Returns false when it should be tried again
- * (the page went away again in between). Sleeps; the caller holds no lock.
+ * (the page went away again in between), unless @last. Sleeps; the caller
+ * holds no lock. A queued fault work is done once this returns true: a
+ * later status change queues another.
  */
 static bool user_enabler_fault_in(struct user_event_mm *umm,
-				  unsigned long addr, u8 bit)
+				  unsigned long addr, u8 bit, bool last)
 {
 	unsigned int flags = FAULT_FLAG_WRITE;
 	struct mm_struct *mm = umm->mm;
@@ -1737,12 +1811,15 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
-	/* Unregistered, or unmapped or read-only now: nothing to write */
-	if (ret)
-		return true;
 	guard(mutex)(&event_mutex);
 	e = user_enabler_find(umm, addr, bit);
-	return !e || !user_enabler_write(e, user_event_status(e->ue));
+	if (!e)
+		return true;
+	/* Unmapped or read-only now: nothing to write */
+	if (!ret && user_enabler_write(e, user_event_status(e->ue)) && !last)
+		return false;
+	e->fault_queued = false;
+	return true;
 }
 
 static void user_enabler_fault_work(struct work_struct *work)
@@ -1750,7 +1827,8 @@ static void user_enabler_fault_work(struct work_struct *work)
 	struct user_enabler_fault *f =
 		container_of(work, struct user_enabler_fault, work);
 
-	if (!user_enabler_fault_in(f->umm, f->addr, f->bit) &&
+	if (!user_enabler_fault_in(f->umm, f->addr, f->bit,
+				   f->tries + 1 >= USER_EVENT_FAULT_TRIES) &&
 	    ++f->tries < USER_EVENT_FAULT_TRIES) {
 		queue_work(system_unbound_wq, &f->work);
 		return;
@@ -1762,13 +1840,14 @@ static void user_enabler_fault_work(struct work_struct *work)
 /*
  * Bring @e's bit up to date: now if its page is there, else from a worker
  * that may fault it in (consumers attach from contexts that must not wait
- * for another process's page, nor sleep on its userfaultfd).
+ * for another process's page, nor sleep on its userfaultfd). One worker
+ * per enabler at a time: it writes the state as it is when it runs.
  */
 static void user_enabler_update(struct user_event_enabler *e)
 {
 	struct user_enabler_fault *f;
 
-	if (!user_enabler_write(e, user_event_status(e->ue)))
+	if (e->fault_queued || !user_enabler_write(e, user_event_status(e->ue)))
 		return;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f) {
@@ -1777,6 +1856,7 @@ static void user_enabler_update(struct user_event_enabler *e)
 		return;
 	}
 	INIT_WORK(&f->work, user_enabler_fault_work);
+	e->fault_queued = true;
 	refcount_inc(&e->umm->refs);
 	f->umm = e->umm;
 	f->addr = e->addr;
@@ -1797,11 +1877,18 @@ static void user_event_update_status(struct user_event *ue)
 		user_enabler_update(e);
 }
 
-/* Is @ue an enable-bit event that nothing refers to any more? */
+/*
+ * Is @ue an enable-bit event that nothing refers to any more, and that can
+ * go without taking anybody's records with it? One that recorded into an
+ * ftrace buffer stays, still decoded in trace, trace_pipe and by trace-cmd,
+ * until it is deleted on purpose (DIAG_IOCSDEL, "-:name"): a deletion
+ * clears the buffers it was ever enabled in, the kernel's records too. It
+ * counts against user_events_max as any event does.
+ */
 static bool user_event_unused(struct user_event *ue)
 {
 	return ue->auto_del && refcount_read(&ue->refs) == 1 &&
-	       !user_event_status(ue);
+	       !user_event_status(ue) && !READ_ONCE(ue->in_buffer);
 }
 
 static void user_event_reap_fn(struct work_struct *work);
@@ -1928,7 +2015,7 @@ enum {
 static struct user_event *user_event_alloc(struct user_spec *d,
 					   unsigned int how)
 {
-	struct user_event *ue = kzalloc(sizeof(*ue), GFP_KERNEL);
+	struct user_event *ue = kzalloc(sizeof(*ue), GFP_KERNEL_ACCOUNT);
 	u32 offset = sizeof(struct trace_entry);
 	int i;
 
@@ -1936,7 +2023,7 @@ static struct user_event *user_event_alloc(struct user_spec *d,
 		return NULL;
 	user_events_count++;
 	if (how & UE_GET_MULTI) {
-		ue->name = kasprintf(GFP_KERNEL, "%s.%llx", d->name,
+		ue->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", d->name,
 				     user_event_multi_id++);
 		if (!ue->name) {
 			user_event_release_memory(ue);
@@ -2005,7 +2092,7 @@ static int user_event_add_slot(struct user_event *ue)
 	int ret;
 
 	ret = xa_alloc(&user_event_by_index, &index, ue,
-		       XA_LIMIT(1, PAGE_SIZE - 1), GFP_KERNEL);
+		       XA_LIMIT(1, PAGE_SIZE - 1), GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret == -EBUSY ? -EMFILE : ret;
 	ue->index = index;
@@ -2117,14 +2204,35 @@ static int user_event_destroy(struct user_event *ue)
 }
 
 /*
- * Delete @ue if it is an enable-bit event nothing refers to any more. As
- * for every dynamic event, the buffers of the instances it was enabled in
- * are cleared: their records' type would be left undefined.
+ * @ue has no record in any ftrace buffer: its deletion need not clear the
+ * buffers it was enabled in, which trace_remove_event_call() marks for
+ * clearing (EVENT_FILE_FL_WAS_ENABLED) so that no record of a type gone or
+ * reused stays behind. Nothing sets the flag again: @ue has no consumer.
+ */
+static void user_event_forget_enabled(struct user_event *ue)
+{
+	struct trace_event_file *file;
+	struct trace_array *tr;
+
+	lockdep_assert_held(&event_mutex);
+	guard(mutex)(&trace_types_lock);
+	list_for_each_entry(tr, &ftrace_trace_arrays, list)
+		list_for_each_entry(file, &tr->events, list)
+			if (file->event_call == &ue->call)
+				clear_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags);
+}
+
+/*
+ * Delete @ue if it is an enable-bit event nothing refers to any more, and
+ * no buffer holds a record of it (user_event_unused()): no buffer is
+ * cleared for it, the kernel's records stay.
  */
 static void user_event_reap(struct user_event *ue)
 {
-	if (user_event_unused(ue) && !user_event_destroy(ue))
-		tracing_reset_all_online_cpus();
+	if (!user_event_unused(ue))
+		return;
+	user_event_forget_enabled(ue);
+	user_event_destroy(ue);
 }
 
 /* Drop a reference an fd or an enabler held on @ue */
@@ -2202,7 +2310,7 @@ static bool user_event_args_match(struct user_event *ue, int argc,
 
 	for (i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	cmd = kmalloc(len, GFP_KERNEL);
+	cmd = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!cmd)
 		return false;
 	strscpy(cmd, ue->name, len);
@@ -2233,10 +2341,47 @@ static bool user_event_match(const char *system, const char *event,
 
 /* Enable bits: per process ------------------------------------------------ */
 
+/* mmu_notifier_register() from a worker: see user_event_mm_watch() */
+struct user_mm_watch {
+	struct work_struct	work;
+	struct mmu_notifier	*mn;
+	struct mm_struct	*mm;
+	int			ret;
+};
+
+static void user_mm_watch_fn(struct work_struct *work)
+{
+	struct user_mm_watch *w = container_of(work, struct user_mm_watch, work);
+
+	w->ret = mmu_notifier_register(w->mn, w->mm);
+}
+
+/*
+ * Hear of munmap() in @mm. mmu_notifier_register() gives up with -EINTR
+ * when the caller has a signal pending (mm_take_all_locks()), which a fork
+ * cannot act on: it is past its last failure path, and a child left
+ * without its enablers would keep its bits as the parent's were. A worker
+ * has no signals: it registers then, while the caller waits (@mm is a new
+ * child's, not running yet, or the caller's own).
+ */
+static int user_event_mm_watch(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct user_mm_watch w = { .mn = mn, .mm = mm };
+
+	w.ret = mmu_notifier_register(mn, mm);
+	if (w.ret != -EINTR)
+		return w.ret;
+	INIT_WORK_ONSTACK(&w.work, user_mm_watch_fn);
+	queue_work(system_unbound_wq, &w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.ret;
+}
+
 /* Takes @mm's mmap_lock for writing: not under event_mutex */
 static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 {
-	struct user_event_mm *umm = kzalloc(sizeof(*umm), GFP_KERNEL);
+	struct user_event_mm *umm = kzalloc(sizeof(*umm), GFP_KERNEL_ACCOUNT);
 
 	if (!umm)
 		return NULL;
@@ -2246,7 +2391,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
-	if (mmu_notifier_register(&umm->mn, mm)) {
+	if (user_event_mm_watch(&umm->mn, mm)) {
 		mmdrop(mm);
 		kfree(umm);
 		return NULL;
@@ -2278,8 +2423,9 @@ static struct user_event_mm *user_event_mm_current(void)
 		rcu_read_lock();
 		/* a thread past user_events_exit() holds USER_EVENT_MM_EXITED */
 		for_each_thread(current, t)
-			if (READ_ONCE(t->mm) == umm->mm)
-				cmpxchg(&t->user_event_mm, NULL, umm);
+			if (READ_ONCE(t->mm) == umm->mm &&
+			    !cmpxchg(&t->user_event_mm, NULL, umm))
+				umm->members++;
 		rcu_read_unlock();
 	}
 	spin_unlock(&user_mm_lock);
@@ -2288,15 +2434,59 @@ static struct user_event_mm *user_event_mm_current(void)
 	return umm;
 }
 
-static void user_enabler_link(struct user_event_enabler *e,
-			      struct user_event_mm *umm, struct user_event *ue)
+/* @e is @umm's: the mmu notifier marks it when its word is unmapped */
+static void user_enabler_add_mm(struct user_event_enabler *e,
+				struct user_event_mm *umm)
 {
 	lockdep_assert_held(&event_mutex);
 	e->umm = umm;
+	list_add_tail_rcu(&e->mm_link, &umm->enablers);
+	umm->nr_enablers++;
+}
+
+/* @e follows @ue's consumers, and holds a reference on it */
+static void user_enabler_add_event(struct user_event_enabler *e,
+				   struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
 	e->ue = ue;
 	refcount_inc(&ue->refs);
-	list_add_tail_rcu(&e->mm_link, &umm->enablers);
 	list_add_tail(&e->event_link, &ue->enablers);
+}
+
+/* Undo user_enabler_add_mm() of an enabler that never had an event */
+static void user_enabler_drop_mm(struct user_event_enabler *e)
+{
+	lockdep_assert_held(&event_mutex);
+	list_del_rcu(&e->mm_link);
+	e->umm->nr_enablers--;
+	/* the notifier may be looking at it */
+	kfree_rcu(e, rcu);
+}
+
+/*
+ * Watch the word of a new enabler, then check that it is there: on @umm's
+ * list first, so that an munmap() by another thread from then on marks it,
+ * then the caller's mapping at the address, under the mmap_lock. Checked
+ * the other way round, an munmap() and a new mapping at the same address
+ * in between would go unseen, and the new mapping get the bit. -EFAULT
+ * (and @e freed) unless the word is mapped writable.
+ */
+static int user_enabler_watch(struct user_event_enabler *e,
+			      struct user_event_mm *umm)
+{
+	struct vm_area_struct *vma;
+	bool ok;
+
+	user_enabler_add_mm(e, umm);
+	mmap_read_lock(umm->mm);
+	vma = vma_lookup(umm->mm, e->addr);
+	ok = vma && (vma->vm_flags & VM_WRITE) && !READ_ONCE(e->unmapped);
+	mmap_read_unlock(umm->mm);
+	if (ok)
+		return 0;
+	user_enabler_drop_mm(e);
+	return -EFAULT;
 }
 
 /* Unlink and free @e; its event goes if nothing else refers to it */
@@ -2305,6 +2495,7 @@ static void user_enabler_remove(struct user_event_enabler *e)
 	lockdep_assert_held(&event_mutex);
 	list_del_rcu(&e->mm_link);
 	list_del(&e->event_link);
+	e->umm->nr_enablers--;
 	user_event_put(e->ue);
 	kfree_rcu(e, rcu);
 }
@@ -2318,6 +2509,23 @@ static void user_event_mm_free(struct user_event_mm *umm)
 		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link)
 			user_enabler_remove(e);
 	user_mm_put(umm);
+}
+
+/*
+ * Did fork() copy the range of the word at @addr into @mm, the child's? Not
+ * when it is MADV_DONTFORK (VM_DONTCOPY): whatever the child maps there
+ * later is not the word.
+ */
+static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool has;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	has = vma && (vma->vm_flags & VM_WRITE);
+	mmap_read_unlock(mm);
+	return has;
 }
 
 /*
@@ -2338,13 +2546,16 @@ static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
 		return NULL;
 	guard(mutex)(&event_mutex);
 	list_for_each_entry(e, &parent->enablers, mm_link) {
-		if (e->unmapped)
+		if (e->unmapped || e->unregistering ||
+		    !user_event_mm_has_word(t->mm, e->addr))
 			continue;
 		/* the allocator says so when it fails */
-		c = kmemdup(e, sizeof(*e), GFP_KERNEL);
+		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!c)
 			break;
-		user_enabler_link(c, umm, e->ue);
+		c->fault_queued = false;
+		user_enabler_add_mm(c, umm);
+		user_enabler_add_event(c, e->ue);
 		/* a consumer may have come or gone since the memory was copied */
 		user_enabler_update(c);
 	}
@@ -2370,6 +2581,8 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 	if (clone_flags & CLONE_THREAD)
 		umm = current->user_event_mm;
 	WRITE_ONCE(t->user_event_mm, umm);
+	if (umm)
+		umm->members++;
 	spin_unlock(&user_mm_lock);
 }
 
@@ -2378,26 +2591,24 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
  * @t: current, in execve() or exit
  * @exiting: at exit: mark @t so that no later first registration adopts it
  *
- * The last thread of the process to leave drops the process's enablers.
+ * The last thread of the process to leave drops the process's enablers: a
+ * count of members, not a walk of the threads, so that a process of N
+ * threads exits in O(N), not O(N^2) under the global user_mm_lock.
  */
 void user_event_mm_leave(struct task_struct *t, bool exiting)
 {
 	struct user_event_mm *umm;
-	struct task_struct *o;
-	bool last = true;
+	bool last = false;
 
 	spin_lock(&user_mm_lock);
 	umm = t->user_event_mm;
 	WRITE_ONCE(t->user_event_mm, exiting ? USER_EVENT_MM_EXITED : NULL);
 	if (umm == USER_EVENT_MM_EXITED)
 		umm = NULL;
-	rcu_read_lock();
-	for_each_thread(t, o)
-		if (umm && READ_ONCE(o->user_event_mm) == umm)
-			last = false;
-	rcu_read_unlock();
+	if (umm)
+		last = !--umm->members;
 	spin_unlock(&user_mm_lock);
-	if (umm && last)
+	if (last)
 		user_event_mm_free(umm);
 }
 
@@ -2425,7 +2636,7 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 	if (!old || count == old->size) {
 		int size = old ? 2 * old->size : 8;
 
-		refs = kmalloc(struct_size(refs, slots, size), GFP_KERNEL);
+		refs = kmalloc(struct_size(refs, slots, size), GFP_KERNEL_ACCOUNT);
 		if (!refs)
 			return -ENOMEM;
 		refs->size = size;
@@ -2458,52 +2669,76 @@ static char *user_desc_from_user(const char __user *udesc)
 }
 
 /*
+ * A new enabler @e of the calling process, not linked yet: watched, with
+ * its word checked (user_enabler_watch()), or -errno and @e freed
+ */
+static int user_enabler_prepare(struct user_event_enabler *e)
+{
+	struct user_event_mm *umm = current->user_event_mm;
+	struct user_event_enabler *old;
+
+	lockdep_assert_held(&event_mutex);
+	old = user_enabler_find(umm, e->addr, e->bit);
+	/* a word unmapped since: the new one at that address replaces it */
+	if (old && old->unmapped && !old->unregistering) {
+		user_enabler_remove(old);
+		old = NULL;
+	}
+	if (old || umm->nr_enablers >= USER_EVENT_MAX_ENABLERS) {
+		kfree(e);
+		return old ? -EADDRINUSE : -ENOSPC;
+	}
+	return user_enabler_watch(e, umm);
+}
+
+/*
  * Register @desc on @file's fd, @how (UE_GET_*), and link @e to it when
- * given (the enable-bit ABI). Returns the write index or -errno.
+ * given (the enable-bit ABI; the process's now, or freed on an error).
+ * Returns the write index or -errno.
  */
 static int user_event_register(struct file *file, const char *desc,
 			       unsigned int how, struct user_event_enabler *e,
 			       struct user_event **uep)
 {
 	struct user_event_fd *ufd = file->private_data;
-	struct user_event_mm *umm = NULL;
 	bool created = false;
 	struct user_event *ue;
 	int widx;
 
 	lockdep_assert_held(&event_mutex);
 	if (e) {
-		struct user_event_enabler *old;
-
-		umm = current->user_event_mm;
-		old = user_enabler_find(umm, e->addr, e->bit);
-		if (old && !old->unmapped)
-			return -EADDRINUSE;
-		/* a word unmapped since: the new one at that address replaces it */
-		if (old)
-			user_enabler_remove(old);
+		widx = user_enabler_prepare(e);
+		if (widx)
+			return widx;
 	}
 	ue = user_event_get(desc, 0, how, &created);
-	if (IS_ERR(ue))
-		return PTR_ERR(ue);
+	if (IS_ERR(ue)) {
+		widx = PTR_ERR(ue);
+		goto undo;
+	}
 	widx = user_event_fd_add(ufd, ue, created, !!e);
 	if (widx < 0) {
 		if (created)
 			user_event_destroy(ue);
-		return widx;
+		goto undo;
 	}
 	if (e)
-		user_enabler_link(e, umm, ue);
+		user_enabler_add_event(e, ue);
 	*uep = ue;
+	return widx;
+undo:
+	if (e)
+		user_enabler_drop_mm(e);
 	return widx;
 }
 
-/* DIAG_IOCSREG with a struct user_reg: the status page */
-static long user_events_ioctl_reg(struct file *file, struct user_reg __user *ureg)
+/* DIAG_IOCSREG with a struct user_status_reg: the status page */
+static long user_events_ioctl_reg(struct file *file,
+				  struct user_status_reg __user *ureg)
 {
 	char *desc __free(kfree) = NULL;
 	struct user_event *ue;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int widx;
 
 	if (copy_from_user(&reg, ureg, sizeof(reg)))
@@ -2526,33 +2761,27 @@ static long user_events_ioctl_reg(struct file *file, struct user_reg __user *ure
 	return 0;
 }
 
-/* Can the caller write the word of an enable bit? Faults it in if so. */
-static int user_bit_check(struct user_reg_bits *reg)
+/* The fields of an enable bit: its word's size, the bit, the address */
+static int user_bit_check(struct user_reg *reg)
 {
-	struct mm_struct *mm = current->mm;
-	unsigned long uaddr;
-	bool unlocked = false;
-	u32 mask;
-	int ret;
-
 	if (reg->enable_size != sizeof(u32) && reg->enable_size != sizeof(u64))
 		return -EINVAL;
 	if (reg->enable_bit >= BITS_PER_BYTE * reg->enable_size ||
 	    !IS_ALIGNED(reg->enable_addr, reg->enable_size))
 		return -EINVAL;
-	if (reg->enable_addr != untagged_addr(reg->enable_addr) ||
-	    !access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
+	/* a 32-bit kernel has no address of more than 32 bits */
+	if (reg->enable_addr != (unsigned long)reg->enable_addr)
 		return -EFAULT;
-	uaddr = user_bit_word(reg->enable_addr, reg->enable_size,
-			      reg->enable_bit, &mask);
-	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
-	mmap_read_unlock(mm);
-	return ret ? -EFAULT : 0;
+	/* tagged (arm64 TBI/MTE, x86 LAM): the enabler keeps the address */
+	reg->enable_addr = untagged_addr(reg->enable_addr);
+	if (!access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
+		return -EFAULT;
+	/* whether the word is mapped writable: once it is watched */
+	return 0;
 }
 
 /* The struct of the enable-bit ABI: 28 bytes, or more with a zero tail */
-static int user_reg_bits_from_user(struct user_reg_bits *reg,
+static int user_reg_bits_from_user(struct user_reg *reg,
 				   void __user *uarg, u32 size)
 {
 	int ret;
@@ -2569,16 +2798,16 @@ static int user_reg_bits_from_user(struct user_reg_bits *reg,
 	return user_bit_check(reg);
 }
 
-/* DIAG_IOCSREG with a struct user_reg_bits: the enable bit */
+/* DIAG_IOCSREG with a struct user_reg: the enable bit */
 static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 				       u32 size)
 {
 	struct user_event_enabler *e __free(kfree) = NULL, *linked;
 	char *desc __free(kfree) = NULL;
 	unsigned int how = 0;
-	struct user_reg_bits reg;
+	struct user_reg reg;
 	struct user_event *ue;
-	int widx, tries, pending;
+	int widx, tries;
 	unsigned long addr;
 	u8 bit;
 
@@ -2588,7 +2817,7 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	desc = user_desc_from_user(u64_to_user_ptr(reg.name_args));
 	if (IS_ERR(desc))
 		return PTR_ERR(no_free_ptr(desc));
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	addr = reg.enable_addr;
@@ -2604,18 +2833,22 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 		how |= UE_GET_MULTI;
 
 	scoped_guard(mutex, &event_mutex) {
-		widx = user_event_register(file, desc, how, e, &ue);
+		/* the process's now, or freed */
+		linked = no_free_ptr(e);
+		widx = user_event_register(file, desc, how, linked, &ue);
 		if (widx < 0)
 			return widx;
-		/* linked: the process owns it now */
-		linked = no_free_ptr(e);
-		pending = user_enabler_write(linked, user_event_status(ue));
 	}
-	/* Right when we return: fault the word in here if it went away */
-	for (tries = 0; pending && tries < USER_EVENT_FAULT_TRIES; tries++)
-		pending = !user_enabler_fault_in(current->user_event_mm, addr, bit);
+	/*
+	 * Right when we return: the word faulted in writable here (a
+	 * copy-on-write page after fork() broken), so that consumers update
+	 * it as they attach from now on, and its bit written
+	 */
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++)
+		if (user_enabler_fault_in(current->user_event_mm, addr, bit, false))
+			break;
 	if (put_user(widx, (u32 __user *)(uarg +
-			offsetof(struct user_reg_bits, write_index))))
+			offsetof(struct user_reg, write_index))))
 		return -EFAULT;
 	return 0;
 }
@@ -2626,11 +2859,40 @@ static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
 
 	if (get_user(size, (u32 __user *)uarg))
 		return -EFAULT;
-	if (size == sizeof(struct user_reg))
+	if (size == sizeof(struct user_status_reg))
 		return user_events_ioctl_reg(file, uarg);
-	if (size >= sizeof(struct user_reg_bits))
+	if (size >= sizeof(struct user_reg))
 		return user_events_ioctl_reg_bits(file, uarg, size);
 	return -EINVAL;
+}
+
+/*
+ * Clear the bit of @e, which DIAG_IOCSUNREG is removing: in the caller's
+ * own memory, faulting it in if need be, never once the word's range was
+ * unmapped. @e stays on its process's list meanwhile, so the notifier
+ * marks it if the range goes, also while fixup_user_fault() let go of the
+ * mmap_lock.
+ */
+static void user_enabler_clear(struct user_event_enabler *e)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long uaddr;
+	bool unlocked;
+	int tries;
+	u32 mask;
+
+	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
+	mmap_read_lock(mm);
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (READ_ONCE(e->unmapped) ||
+		    !user_word_update(mm, uaddr, mask, false))
+			break;
+		unlocked = false;
+		/* a word gone is no error: nothing to clear */
+		if (fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked))
+			break;
+	}
+	mmap_read_unlock(mm);
 }
 
 /* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
@@ -2638,9 +2900,7 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 {
 	struct user_event_enabler *e;
 	struct user_unreg unreg;
-	unsigned long uaddr;
-	bool unmapped;
-	u32 size, mask;
+	u32 size;
 	int ret;
 
 	if (get_user(size, &uarg->size))
@@ -2654,31 +2914,28 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 		return ret;
 	if (unreg.__reserved || unreg.__reserved2)
 		return -EINVAL;
+	/* as user_bit_check() keeps them: no enabler has any other address */
+	if (unreg.disable_addr != (unsigned long)unreg.disable_addr)
+		return -ENOENT;
+	unreg.disable_addr = untagged_addr(unreg.disable_addr);
 
 	scoped_guard(mutex, &event_mutex) {
 		if (!current->user_event_mm)
 			return -ENOENT;
 		e = user_enabler_find(current->user_event_mm,
 				      unreg.disable_addr, unreg.disable_bit);
-		if (!e)
+		if (!e || e->unregistering)
 			return -ENOENT;
-		uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
-		unmapped = e->unmapped;
+		/*
+		 * Only this thread removes it now: the process cannot drop its
+		 * enablers while one of its threads is here, and a new
+		 * registration at the address does not replace it
+		 */
+		e->unregistering = true;
+	}
+	user_enabler_clear(e);
+	scoped_guard(mutex, &event_mutex)
 		user_enabler_remove(e);
-	}
-	/* whatever is mapped there now is not the word */
-	if (unmapped)
-		return 0;
-	/* Our own memory: fault it in if need be; a word gone is no error */
-	mmap_read_lock(current->mm);
-	if (user_word_update(current->mm, uaddr, mask, false)) {
-		bool unlocked = false;
-
-		if (!fixup_user_fault(current->mm, uaddr, FAULT_FLAG_WRITE,
-				      &unlocked))
-			user_word_update(current->mm, uaddr, mask, false);
-	}
-	mmap_read_unlock(current->mm);
 	return 0;
 }
 
@@ -2724,8 +2981,9 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 #ifdef CONFIG_COMPAT
 /*
  * 32-bit processes: the ioctl numbers encode the size of a pointer, 4
- * bytes there; the structs have one layout for both (struct user_reg's u64
- * is 8-aligned, the others are packed) and their addresses are u64s.
+ * bytes there; the structs have one layout for both (struct
+ * user_status_reg's u64 is 8-aligned, the others are packed) and their
+ * addresses are u64s.
  */
 #define DIAG_IOCSREG32	_IOC(_IOC_READ | _IOC_WRITE, DIAG_IOC_MAGIC, 0, \
 			     sizeof(compat_uptr_t))
@@ -2754,7 +3012,7 @@ static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 
 static int user_events_open(struct inode *inode, struct file *file)
 {
-	struct user_event_fd *ufd = kzalloc(sizeof(*ufd), GFP_KERNEL);
+	struct user_event_fd *ufd = kzalloc(sizeof(*ufd), GFP_KERNEL_ACCOUNT);
 
 	if (!ufd)
 		return -ENOMEM;
@@ -2791,10 +3049,10 @@ static int user_status_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff || size > PAGE_SIZE)
 		return -EINVAL;
 
-	/* Readers only: neither now nor after a later mprotect() */
-	if (vma->vm_flags & VM_WRITE)
+	/* Data to read only: neither now nor after a later mprotect() */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 
 	return remap_pfn_range(vma, vma->vm_start, page_to_pfn(status_page),
 			       PAGE_SIZE, vma->vm_page_prot);

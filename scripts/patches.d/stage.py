@@ -4,7 +4,8 @@ the patch series adds one feature at a time, each the final file less
 features:
 
   OUTDIR/uapi.h       include/uapi/linux/user_events.h without the
-                      enable-bit ABI (struct user_reg_bits and the rest)
+                      enable-bit ABI (struct user_reg, the
+                      USER_EVENTS_STATUS_ABI block it is in, and the rest)
   OUTDIR/perf.c       trace_events_user.c without the enable-bit ABI
   OUTDIR/dynevents.c  that, less the perf and eBPF consumer
   OUTDIR/printfmt.c   that, less dynamic_events
@@ -96,14 +97,24 @@ def uapi(final):
     c = Cut(final, 'uapi.h')
     c.comment('file comment', F('uapi/file-comment.h'))
     c.drop('USER_EVENTS_MULTI_SYSTEM', 'enum user_reg_flag',
-           'struct user_reg_bits', 'struct user_unreg', 'DIAG_IOCSUNREG')
-    c.drop_block('user_reg')        # #define user_reg user_reg_bits
-    c.comment('DIAG_IOCSREG', '/* Register an event (struct user_reg *) */\n')
-    # uapi names are for user space: no dead-code check
+           'struct user_unreg', 'DIAG_IOCSUNREG')
+    # #ifdef USER_EVENTS_STATUS_ABI: #define user_reg user_status_reg,
+    # #else struct user_reg, the 28-byte struct of the enable bit
+    c.drop_block('user_reg')
+    c.comment('DIAG_IOCSREG',
+              '/* Register an event (struct user_status_reg *) */\n')
+    c.edit('DIAG_IOCSREG', 'struct user_reg *)', 'struct user_status_reg *)')
+    # uapi names are for user space: no dead-code check; but nothing of
+    # the final header that this one lacks may be named in it
     text = c.result()
     log.append('== uapi.h\n%s\n' % '\n'.join(c.log))
+    gone = defined(final, 'uapi') - defined(text, 'uapi.h')
+    left = dangling(text, gone)
+    if left:
+        raise CutError('uapi.h: uses what this stage does not define: %s '
+                       '(cut the uses with the feature)' % ', '.join(left))
     open(os.path.join(outdir, 'uapi.h'), 'w').write(text)
-    return defined(final, 'uapi') - defined(text, 'uapi.h')
+    return gone
 
 
 def stages(final, gone):
@@ -118,7 +129,8 @@ def stages(final, gone):
     c.drop_member('struct user_event', 'index',
                   new='\tu32\t\t\tindex;\t\t/* status byte */\n')
     c.comment('user_event_table', F('perf/event_mutex-comment.c'))
-    c.drop('user_events_count', 'user_events_max', 'user_event_multi_id')
+    c.drop('user_events_count', 'user_events_max', 'user_event_multi_id',
+           'USER_EVENT_MAX_ENABLERS')
 
     # the fd's array holds events, not slots with an ABI bit
     replace(c, 'struct user_event_refs', 'perf/struct-user_event_refs.c')
@@ -153,10 +165,11 @@ def stages(final, gone):
     c.drop_stmt('user_event_update_status', 'user_event_enabler')
     c.drop_stmt('user_event_update_status', 'enablers')
     c.unwrap_stmt('user_event_update_status', 'index')
-    c.drop_section('user_event_mm_alloc')
+    c.drop_section('struct user_mm_watch')
 
     # auto-deletion and PERSIST
-    c.drop('user_event_unused', 'user_event_reap_fn', 'user_event_reap_work',
+    c.drop('user_event_unused', 'user_event_forget_enabled',
+           'user_event_reap_fn', 'user_event_reap_work',
            'user_event_reap', 'user_event_put', 'user_event_adopt')
     c.drop_stmt('user_event_reg', 'user_event_unused')
     c.drop_stmt('user_events_ioctl_del', 'persist')
@@ -195,15 +208,15 @@ def stages(final, gone):
     c.unwrap_stmt('user_event_destroy', 'index')
 
     # registering: the status page only
-    c.drop('user_event_register')
+    c.drop('user_enabler_prepare', 'user_event_register')
     replace(c, 'user_events_ioctl_reg', 'perf/user_events_ioctl_reg.c')
     c.drop('user_bit_check', 'user_reg_bits_from_user',
            'user_events_ioctl_reg_bits', 'user_events_ioctl_reg_any',
-           'user_events_ioctl_unreg', 'DIAG_IOCSUNREG32')
+           'user_enabler_clear', 'user_events_ioctl_unreg', 'DIAG_IOCSUNREG32')
     c.drop_stmt('user_events_ioctl', 'DIAG_IOCSUNREG')
     c.drop_stmt('user_events_ioctl', 'user_events_ioctl_reg_any',
                 new='\t\treturn user_events_ioctl_reg(file, '
-                    '(struct user_reg __user *)uarg);\n')
+                    '(void __user *)uarg);\n')
     c.drop_stmt('user_events_compat_ioctl', 'DIAG_IOCSUNREG32')
     s = done(c, 'perf.c', final, gone)
 
@@ -216,13 +229,21 @@ def stages(final, gone):
               '/*\n * One consumer\'s probe. The kind that attaches '
               '(user_event_reg()), ftrace,\n * is called directly, its body '
               'inline in the writer: no call through the\n * pointer, no probe '
-              'prologue, on the path of every record.\n */\n')
+              'prologue, on the path of every record. The probe\'s\n * address '
+              'tells it, and only a probe of ours is called: a removal that\n'
+              ' * could not allocate a smaller array leaves tp_stub_func in its '
+              'place,\n * with the data of the consumer that is gone.\n */\n')
     c.edit('user_event_call_probe',
            '#ifdef CONFIG_PERF_EVENTS\n'
-           '\tif (f->func == (void *)user_event_perf) {\n'
+           '\telse if (f->func == (void *)user_event_perf)\n'
            '\t\tuser_event_perf(f->data, ue, i, len, w);\n'
-           '\t\treturn;\n'
-           '\t}\n'
+           '#endif\n', '')
+    c.edit('user_event_consumer_max',
+           '#ifdef CONFIG_PERF_EVENTS\n'
+           '\t/* perf (and eBPF): the record and perf\'s u32 size in '
+           'PERF_MAX_TRACE_SIZE */\n'
+           '\tif (f->func == (void *)user_event_perf)\n'
+           '\t\treturn USER_EVENT_PERF_MAX;\n'
            '#endif\n', '')
     c.drop_stmt('user_event_status', 'perf_users',
                 new='\treturn ue->ftrace_users ? EVENT_STATUS_FTRACE : 0;\n')

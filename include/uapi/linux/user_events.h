@@ -4,19 +4,20 @@
  *
  * Two ways to learn whether anyone listens, on the same events:
  *
- * - the status page: a process maps the status page of the tracefs file
- *   user_events_status, registers events with a struct user_reg (24 bytes)
- *   and tests the byte at status_index before each event;
  * - the enable bit (the ABI of Linux 6.4 and later): a process registers
- *   with a struct user_reg_bits (28 bytes), naming a bit of a 4- or 8-byte
- *   word of its own memory, which the kernel keeps set while anyone listens.
+ *   with a struct user_reg (28 bytes), naming a bit of a 4- or 8-byte word
+ *   of its own memory, which the kernel keeps set while anyone listens;
+ * - the status page: a process maps the status page of the tracefs file
+ *   user_events_status, registers events with a struct user_status_reg
+ *   (24 bytes) and tests the byte at status_index before each event.
  *
  * Either way it writes [write_index][payload] with write() or writev() to
  * the fd it registered on. See Documentation/trace/user_events.rst.
  *
- * A program written against the header of Linux 6.4 or later, where the
- * 28-byte layout is called struct user_reg, builds unchanged when it
- * defines USER_EVENTS_ENABLE_BIT_ABI before including this header.
+ * Every name and layout of the header of Linux 6.4 and later is here as
+ * there. A program written against the status-page header, where the
+ * 24-byte layout is called struct user_reg, builds unchanged when it
+ * defines USER_EVENTS_STATUS_ABI before including this header.
  */
 #ifndef _UAPI_LINUX_USER_EVENTS_H
 #define _UAPI_LINUX_USER_EVENTS_H
@@ -38,6 +39,9 @@
 
 /* dynamic_events command prefix */
 #define USER_EVENTS_PREFIX "u:"
+
+/* A __data_loc/__rel_loc field's value: @size bytes at @offset */
+#define DYN_LOC(offset, size) ((size) << 16 | (offset))
 
 /* Bits of an event's status byte: who is attached right now */
 #define EVENT_BIT_FTRACE 0
@@ -62,7 +66,13 @@ struct user_bpf_iter {
 	const struct iovec *iov;
 };
 
-/* Context of BPF programs attached to an event registered with BPF_ITER */
+/*
+ * Context of BPF programs attached to an event registered with BPF_ITER, at
+ * USER_BPF_CONTEXT_OFFSET of the program's context: as for any tracepoint
+ * program, the context's first 8 bytes are the kernel's.
+ */
+#define USER_BPF_CONTEXT_OFFSET 8
+
 struct user_bpf_context {
 	__u32 data_type;	/* USER_BPF_DATA_* */
 	__u32 data_len;		/* payload bytes */
@@ -73,9 +83,9 @@ struct user_bpf_context {
 	};
 };
 
-/* Argument of DIAG_IOCSREG */
-struct user_reg {
-	/* in: sizeof(struct user_reg) */
+/* Argument of DIAG_IOCSREG for the status page: size 24 */
+struct user_status_reg {
+	/* in: sizeof(struct user_status_reg) */
 	__u32 size;
 
 	/* in: user address of "name[:FLAG1[,FLAG2...]] [field1[;field2...]]" */
@@ -88,7 +98,7 @@ struct user_reg {
 	__u32 write_index;
 };
 
-/* Flags of struct user_reg_bits */
+/* Flags of struct user_reg */
 enum user_reg_flag {
 	/* The event outlives its last reference (needs CAP_PERFMON) */
 	USER_EVENT_REG_PERSIST		= 1U << 0,
@@ -100,12 +110,16 @@ enum user_reg_flag {
 	USER_EVENT_REG_MAX		= 1U << 2,
 };
 
+#ifdef USER_EVENTS_STATUS_ABI
+/* A program written for the status-page header: its struct user_reg */
+#define user_reg user_status_reg
+#else
 /*
  * Argument of DIAG_IOCSREG for the enable-bit ABI; size 28 (or more, with
- * the bytes past 28 zero) tells it from struct user_reg.
+ * the bytes past 28 zero) tells it from struct user_status_reg.
  */
-struct user_reg_bits {
-	/* in: sizeof(struct user_reg_bits) */
+struct user_reg {
+	/* in: sizeof(struct user_reg) */
 	__u32	size;
 
 	/* in: the bit of the word at enable_addr that tells "enabled" */
@@ -126,6 +140,7 @@ struct user_reg_bits {
 	/* out: index to put first in every write of this event on this fd */
 	__u32	write_index;
 } __attribute__((__packed__));
+#endif
 
 /* Argument of DIAG_IOCSUNREG: stop updating the bit at (disable_addr, disable_bit) */
 struct user_unreg {
@@ -147,7 +162,7 @@ struct user_unreg {
 
 #define DIAG_IOC_MAGIC '*'
 
-/* Register an event (struct user_reg * or struct user_reg_bits *) */
+/* Register an event (struct user_reg * or struct user_status_reg *) */
 #define DIAG_IOCSREG _IOWR(DIAG_IOC_MAGIC, 0, struct user_reg *)
 
 /* Delete an event by name (char *) */
@@ -155,10 +170,5 @@ struct user_unreg {
 
 /* Stop updating an enable bit (struct user_unreg *) */
 #define DIAG_IOCSUNREG _IOW(DIAG_IOC_MAGIC, 2, struct user_unreg *)
-
-/* Programs written for the 6.4+ header: struct user_reg is the 28-byte one */
-#if defined(USER_EVENTS_ENABLE_BIT_ABI) && !defined(__KERNEL__)
-#define user_reg user_reg_bits
-#endif
 
 #endif /* _UAPI_LINUX_USER_EVENTS_H */

@@ -44,8 +44,8 @@ static struct {
 	const void *iov_base[8];	/* where its first iovecs pointed */
 	unsigned int next;		/* the last index handed out */
 	uint32_t size;			/* size of the last DIAG_IOCSREG */
-	struct user_reg status;		/* the last 24-byte registration */
-	struct user_reg_bits bits;	/* the last 28-byte registration */
+	struct user_status_reg status;	/* the last 24-byte registration */
+	struct user_reg bits;		/* the last 28-byte registration */
 	struct user_unreg unreg;	/* the last DIAG_IOCSUNREG */
 } k;
 
@@ -221,7 +221,7 @@ static void test_bits(void)
 	CHECK(k.size == 28 && k.bits.size == 28 && k.bits.enable_size == 4 &&
 	      k.bits.enable_bit < 32 && !(k.bits.enable_addr % 4) && !k.bits.flags &&
 	      k.bits.name_args == (uintptr_t)ev.desc,
-	      "register: a 28-byte struct user_reg_bits, a 4-byte aligned word");
+	      "register: a 28-byte struct user_reg, a 4-byte aligned word");
 	CHECK(ev.registered && ev.write_index == (int)k.bits.write_index &&
 	      !ev.status_index && ev.status != &ue_disabled_byte,
 	      "register: write index kept, no status index");
@@ -302,7 +302,7 @@ static void test_status(void)
 	ue_set_abi(UE_ABI_STATUS);
 	CHECK(ue_event_register(&ev) == 0 && k.size == 24 && k.status.size == 24 &&
 	      k.status.name_args == (uintptr_t)ev.desc,
-	      "status page: a 24-byte struct user_reg");
+	      "status page: a 24-byte struct user_status_reg");
 	CHECK(ev.status_index == k.status.status_index &&
 	      ev.status == ue_status_page() + ev.status_index,
 	      "status page: the event reads its byte of the page");

@@ -293,7 +293,7 @@ static void ue_publish(struct ue_event *ev, const unsigned char *status)
 /* Register @ev through the status page, with ue_lock held */
 static int ue_register_status(struct ue_event *ev)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 
 	memset(&reg, 0, sizeof(reg));
 	reg.size = sizeof(reg);
@@ -309,7 +309,7 @@ static int ue_register_status(struct ue_event *ev)
 /* Register @ev through the enable bit, with ue_lock held */
 static int ue_register_bits(struct ue_event *ev, unsigned int flags)
 {
-	struct user_reg_bits reg;
+	struct user_reg reg;
 	uint32_t *word = ue_word_get();
 	int err;
 

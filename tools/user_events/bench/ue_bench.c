@@ -16,7 +16,7 @@
  * both where they exist.
  *
  * The cases named *_bits register their events through the enable-bit ABI
- * (the 28-byte struct user_reg of Linux 6.4+, struct user_reg_bits here,
+ * (the 28-byte struct user_reg of Linux 6.4+, as in our header too,
  * flags 0: the event goes with its last fd and enabler) on both kernels,
  * through the same code: ours speaks that ABI beside the status page, the
  * peer speaks only it. They compare the two kernels on the same ABI with
@@ -202,7 +202,7 @@ static int ev_register_bits(struct event *ev, int fd, const char *name, int size
 			    volatile uint32_t *word, int flags)
 {
 	char desc[256];
-	struct user_reg_bits reg = {
+	struct user_reg reg = {
 		.size = sizeof(reg),
 		.enable_bit = ENABLE_BIT,
 		.enable_size = sizeof(*word),
@@ -241,7 +241,7 @@ static int ev_unregister_bits(struct event *ev)
  */
 static int ev_register(struct event *ev, int fd, const char *name, int size)
 {
-	struct user_reg reg = { .size = sizeof(reg) };
+	struct user_status_reg reg = { .size = sizeof(reg) };
 	char desc[256];
 
 	if (peer)

@@ -53,7 +53,7 @@ static void emit(int data_fd, int write_index, unsigned int count, const char *m
 
 int main(void)
 {
-	struct user_reg reg = { .size = sizeof(reg) };
+	struct user_status_reg reg = { .size = sizeof(reg) };
 	const char *desc = "demo u32 count; __rel_loc char[] msg";
 	volatile unsigned char *status;
 	char msg[32], line[512];

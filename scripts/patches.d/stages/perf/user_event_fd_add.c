@@ -18,7 +18,7 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 	if (!old || count == old->size) {
 		int size = old ? 2 * old->size : 8;
 
-		refs = kmalloc(struct_size(refs, events, size), GFP_KERNEL);
+		refs = kmalloc(struct_size(refs, events, size), GFP_KERNEL_ACCOUNT);
 		if (!refs)
 			return -ENOMEM;
 		refs->size = size;

@@ -1,8 +1,9 @@
-static long user_events_ioctl_reg(struct file *file, struct user_reg __user *ureg)
+static long user_events_ioctl_reg(struct file *file,
+				  struct user_status_reg __user *ureg)
 {
 	char *desc __free(kfree) = NULL;
 	struct user_event_fd *ufd = file->private_data;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct user_event *ue;
 	int widx;
 	u32 size;

@@ -27,7 +27,7 @@ static int delete_event(const char *name)
 TEST(status_page_shared)
 {
 	int fd = open(UE_DATA, O_RDWR), ready[2], status;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	pid_t pid;
 
 	if (uet_skip(_metadata, 0))
@@ -82,7 +82,7 @@ TEST(limit_and_reuse)
 {
 	int max = getpagesize() - 1, i, n, fd = open(UE_DATA, O_RDWR);
 	const unsigned char *page = uet_map_status();
-	struct user_reg reg;
+	struct user_status_reg reg;
 	unsigned int freed = 0;
 	char name[32];
 
@@ -123,7 +123,7 @@ TEST(limit_and_reuse)
 TEST(references_follow_fds)
 {
 	int fds[10], i, status;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	pid_t pid;
 
 	if (uet_skip(_metadata, 0))
@@ -181,7 +181,7 @@ static int nobody_uses_events(void)
 {
 	const unsigned char *page = uet_map_status();
 	int fd = open(UE_DATA, O_RDWR), payload[2];
-	struct user_reg reg;
+	struct user_status_reg reg;
 
 	if (!page || fd < 0)
 		return 1;
@@ -242,7 +242,7 @@ TEST(unprivileged_access)
 /* The read() listing, exactly: one line per event, then the totals */
 TEST(listing)
 {
-	struct user_reg a, b;
+	struct user_status_reg a, b;
 	char want[256], *all;
 	int fd = open(UE_DATA, O_RDWR);
 

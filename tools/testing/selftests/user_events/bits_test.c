@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bits_test: the enable-bit ABI (struct user_reg_bits, DIAG_IOCSUNREG) that
+ * bits_test: the enable-bit ABI (struct user_reg, DIAG_IOCSUNREG) that
  * Linux 6.4+ clients speak. The kernel keeps one bit of a word in the
  * registering process set while the event has a consumer (ftrace, perf, a
  * BPF program) and clear otherwise, touching nothing else: 4- and 8-byte
@@ -382,7 +382,7 @@ struct peer_ctx {
 	void *addr;			/* an 8-byte word */
 	const char *desc;		/* what P_REG registers */
 	const unsigned char *page;	/* P_SP_REG: the status page */
-	struct user_reg sp;		/* and its status-page registration */
+	struct user_status_reg sp;	/* and its status-page registration */
 };
 
 enum {
@@ -1130,9 +1130,9 @@ TEST_F(reg, outcome)
 {
 	static union {
 		char buf[8192];
-		struct user_reg_bits r;
+		struct user_reg r;
 	} arg;
-	struct user_reg_bits *r = &arg.r;
+	struct user_reg *r = &arg.r;
 	char *buf = arg.buf, *p = self->e.page, ref[256];
 	void *at[] = { p + 64, p + 65, p + 66, p + 68, self->gone, self->ro };
 	char *addr = at[variant->at], *raddr;
@@ -1256,7 +1256,7 @@ TEST_F(bits, both_abis_two_processes)
 TEST_F(bits, both_abis_one_fd)
 {
 	__u64 *w = (__u64 *)self->e.page;
-	struct user_reg sp, sp2;
+	struct user_status_reg sp, sp2;
 	__u32 bit_idx, bit_idx2;
 
 	ASSERT_EQ(0, uet_clear_trace());
@@ -1398,7 +1398,7 @@ TEST_F(bits, other_creators_keep_events)
 	static const char * const names[4] = {
 		"bits_kdyn", "bits_ksp", "bits_ksp2", "bits_kpers",
 	};
-	struct user_reg sp;
+	struct user_status_reg sp;
 	char desc[64];
 	int fd2, i;
 
@@ -1537,7 +1537,7 @@ static int trace_line_has(const char *needle, const char *what)
  */
 TEST_F(bits, multi_format)
 {
-	char dirs[4][64], want[80];
+	char dirs[4][64], left[4][64], want[80];
 	__u64 *w = (__u64 *)self->e.page, bits[2];
 	__u64 bval = 0x123456789ULL;
 	__u32 ia, ib, ia2;
@@ -1595,14 +1595,24 @@ TEST_F(bits, multi_format)
 	ASSERT_EQ(0, enable_in(MULTI, dirs[a], 0));
 	ASSERT_EQ(0, enable_in(MULTI, dirs[b], 0));
 
-	/* made through this ABI: they go with the last reference */
+	/*
+	 * Made through this ABI: they go with the last reference, but for
+	 * the two whose records are in the trace buffer, which stay until
+	 * deleted on purpose
+	 */
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, uet_unregister_bits(self->e.fd, w, i));
 	close(self->e.fd);
 	self->e.fd = open(UE_DATA, O_RDWR);
 	self->e.nen = 0;
-	EXPECT_EQ(0, multi_dirs("bits_mf", dirs, 4));
 	EXPECT_FALSE(uet_event_exists("user_events", "bits_mf"));
+	ASSERT_EQ(2, multi_dirs("bits_mf", left, 4));
+	/* still decoded, by the name of the event that wrote it */
+	snprintf(want, sizeof(want), "%s:", dirs[a]);
+	EXPECT_TRUE(trace_line_has(" a=7\n", want)) TH_LOG("no '%s a=7' in trace", want);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, uet_delete(self->e.fd, left[i])) TH_LOG("%s", left[i]);
+	EXPECT_EQ(0, multi_dirs("bits_mf", left, 4));
 }
 
 /* kernel.user_events_max ------------------------------------------------- */
@@ -1640,7 +1650,7 @@ FIXTURE_TEARDOWN(sysctl)
 TEST_F(sysctl, bounds_user_events)
 {
 	__u64 *w = (__u64 *)self->e.page;
-	struct user_reg sp;
+	struct user_status_reg sp;
 	char text[32];
 	int fd2;
 

@@ -7,7 +7,10 @@
  * struct user_bpf_context it gets instead. The programs are assembled here
  * and loaded with the bpf() system call, so no compiler or library is needed.
  */
+#define _GNU_SOURCE
 #include <linux/perf_event.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -48,7 +51,10 @@ static int load_standard(int map)
 }
 
 /*
- * BPF_ITER context: copy the struct user_bpf_context, count the run, keep
+ * BPF_ITER context: as for any tracepoint program, the first 8 bytes are the
+ * kernel's (the helpers read a struct pt_regs pointer there); the struct
+ * user_bpf_context is at USER_BPF_CONTEXT_OFFSET, where a record's first
+ * field would be. Copy it, count the run, keep
  * data_type and data_len, then read the payload's first u32 where it is:
  * udata (one user buffer) or iov[0].iov_base + iov_offset (the iovecs).
  * Returns 0: no perf sample, so nothing is copied for this program.
@@ -59,10 +65,11 @@ static int load_iter(int map)
 		/* r6 = ctx, r0 = &map[0] */
 		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
 		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(0, 0, 34),		/* to out */
+		JEQ_IMM(0, 0, 35),		/* to out */
 		MOV_REG(7, 0),
-		/* ctx at fp-24: data_type, data_len, pointer */
+		/* the user_bpf_context at fp-24: data_type, data_len, pointer */
 		MOV_REG(1, 10), ADD_IMM(1, -24), MOV_IMM(2, 16), MOV_REG(3, 6),
+		ADD_IMM(3, USER_BPF_CONTEXT_OFFSET),
 		CALL(BPF_FUNC_probe_read_kernel),
 		MOV_IMM(1, 1),
 		LOCK_ADD(7, 1, 0),
@@ -89,6 +96,86 @@ static int load_iter(int map)
 		CALL(BPF_FUNC_probe_read_user),
 		LDX(BPF_W, 1, 10, -64),
 		STX(BPF_DW, 7, 1, 8),
+		/* out */
+		MOV_IMM(0, 0),
+		EXIT(),
+	};
+
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
+}
+
+/* A BPF_MAP_TYPE_PERF_EVENT_ARRAY of one perf event; an fd or -1 */
+static int perf_output_map(void)
+{
+	union bpf_attr attr = {
+		.map_type = BPF_MAP_TYPE_PERF_EVENT_ARRAY,
+		.key_size = 4,
+		.value_size = 4,
+		.max_entries = 1,
+	};
+
+	return uet_bpf(BPF_MAP_CREATE, &attr);
+}
+
+/* 32-bit move: the upper half of @d cleared, not sign-extended */
+#define MOV32_IMM(d, i)	INSN(BPF_ALU | BPF_MOV | BPF_K, d, 0, 0, i)
+
+/*
+ * A BPF_ITER program calling the helpers that take the context and read
+ * its first 8 bytes as a struct pt_regs pointer: bpf_get_stack() into the
+ * stack (its return value into seen.a), then bpf_perf_event_output() of the
+ * u64 0x5eed to the perf event of this CPU in @out (its return value into
+ * seen.b); counts the run.
+ */
+static int load_iter_helpers(int map, int out)
+{
+	struct bpf_insn prog[] = {
+		/* r6 = ctx, r7 = &map[0] */
+		/* r6 = ctx, r0 = &map[0] */
+		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 20),		/* to out */
+		MOV_REG(7, 0),
+		/* bpf_get_stack(ctx, fp-256, 256, 0): the kernel stack */
+		MOV_REG(1, 6), MOV_REG(2, 10), ADD_IMM(2, -256), MOV_IMM(3, 256),
+		MOV_IMM(4, 0), CALL(BPF_FUNC_get_stack),
+		STX(BPF_DW, 7, 0, 8),
+		/* bpf_perf_event_output(ctx, out, BPF_F_CURRENT_CPU, fp-264, 8) */
+		ST_IMM(BPF_DW, 10, -264, 0x5eed),
+		MOV_REG(1, 6), LD_MAP(2, out), LD_IMM_HI(), MOV32_IMM(3, -1),
+		MOV_REG(4, 10), ADD_IMM(4, -264), MOV_IMM(5, 8),
+		CALL(BPF_FUNC_perf_event_output),
+		STX(BPF_DW, 7, 0, 16),
+		MOV_IMM(1, 1),
+		LOCK_ADD(7, 1, 0),
+		/* out */
+		MOV_IMM(0, 0),
+		EXIT(),
+	};
+
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
+}
+
+/*
+ * A BPF_ITER program that loads its context directly: data_type and
+ * data_len into seen.b and seen.len, and the u64 at offset @far (past the
+ * struct user_bpf_context, within the event's fields: zero) into seen.a.
+ */
+static int load_iter_direct(int map, short far)
+{
+	struct bpf_insn prog[] = {
+		/* r6 = ctx, r0 = &map[0] */
+		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 8),		/* to out */
+		LDX(BPF_W, 1, 6, USER_BPF_CONTEXT_OFFSET),
+		STX(BPF_DW, 0, 1, 16),
+		LDX(BPF_W, 1, 6, USER_BPF_CONTEXT_OFFSET + 4),
+		STX(BPF_DW, 0, 1, 24),
+		LDX(BPF_DW, 1, 6, far),
+		STX(BPF_DW, 0, 1, 8),
+		MOV_IMM(1, 1),
+		LOCK_ADD(0, 1, 0),
 		/* out */
 		MOV_IMM(0, 0),
 		EXIT(),
@@ -153,10 +240,27 @@ FIXTURE_TEARDOWN(bpf)
 	munmap((void *)self->page, getpagesize());
 }
 
+/*
+ * Register @desc as @name (deleted at teardown) and attach program @prog to
+ * it through a perf event of this task; @self is the fixture's data,
+ * FIXTURE_DATA(bpf)
+ */
+static void reg_attach(struct __test_metadata *_metadata, struct _test_data_bpf *self,
+		       const char *name, const char *desc, int prog,
+		       struct user_status_reg *reg)
+{
+	self->name = name;
+	ASSERT_EQ(0, uet_register(self->fd, desc, reg));
+	self->prog = prog;
+	ASSERT_LE(0, self->prog);
+	self->perf = attach(name, self->prog);
+	ASSERT_LE(0, self->perf);
+}
+
 /* A program on a normal event reads the fields of every write */
 TEST_F(bpf, standard_context)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct seen seen;
 	__u32 vals[2];
 	struct iovec iov[2] = {
@@ -197,7 +301,7 @@ TEST_F(bpf, standard_context)
 /* BPF_ITER, writev(): the program reads the payload through the iovecs */
 TEST_F(bpf, iter_iovecs)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct seen seen;
 	__u32 first[2], b = 7, ab[2] = { 0xfeed, 1 };
 	struct iovec iov[2] = {
@@ -209,14 +313,9 @@ TEST_F(bpf, iter_iovecs)
 		{ ab, sizeof(ab) },		/* the payload on its own */
 	};
 
-	self->name = "bpf_i";
 	/* unknown flags beside BPF_ITER are ignored */
-	ASSERT_EQ(0, uet_register(self->fd, "bpf_i:SOMEDAY,BPF_ITER u32 a; u32 b",
-				  &reg));
-	self->prog = load_iter(self->map);
-	ASSERT_LE(0, self->prog);
-	self->perf = attach("bpf_i", self->prog);
-	ASSERT_LE(0, self->perf);
+	reg_attach(_metadata, self, "bpf_i", "bpf_i:SOMEDAY,BPF_ITER u32 a; u32 b",
+		   load_iter(self->map), &reg);
 	ASSERT_EQ(EVENT_STATUS_PERF, self->page[reg.status_index]);
 
 	first[0] = reg.write_index;
@@ -238,16 +337,12 @@ TEST_F(bpf, iter_iovecs)
 /* BPF_ITER, write(): one user buffer, handed over as udata */
 TEST_F(bpf, iter_one_buffer)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct seen seen;
 	__u32 buf[3];
 
-	self->name = "bpf_w";
-	ASSERT_EQ(0, uet_register(self->fd, "bpf_w:BPF_ITER u32 a; u32 b", &reg));
-	self->prog = load_iter(self->map);
-	ASSERT_LE(0, self->prog);
-	self->perf = attach("bpf_w", self->prog);
-	ASSERT_LE(0, self->perf);
+	reg_attach(_metadata, self, "bpf_w", "bpf_w:BPF_ITER u32 a; u32 b",
+		   load_iter(self->map), &reg);
 
 	buf[0] = reg.write_index;
 	buf[1] = 0xc0ffee;
@@ -264,20 +359,127 @@ TEST_F(bpf, iter_one_buffer)
 	EXPECT_EQ(0, self->page[reg.status_index]);
 }
 
+/*
+ * BPF_ITER with the helpers that read the context's first 8 bytes as a
+ * struct pt_regs pointer (bpf_get_stack(), bpf_perf_event_output()): they
+ * get real registers and deliver. A context that started with data_type
+ * and data_len handed them a pointer the writer chose.
+ */
+TEST_F(bpf, iter_helpers)
+{
+	struct perf_event_attr pe = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(pe),
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.wakeup_events = 1,
+	};
+	struct perf_event_mmap_page *meta;
+	struct perf_event_header *hdr;
+	struct user_status_reg reg;
+	long page = getpagesize();
+	int out_map, out, key = 0;
+	struct seen seen;
+	cpu_set_t cpu0;
+	__u32 buf[3];
+	__u64 v;
+
+	/* the output event is CPU 0's: write from there */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	out = syscall(__NR_perf_event_open, &pe, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, out);
+	meta = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, out, 0);
+	ASSERT_NE(MAP_FAILED, meta);
+	out_map = perf_output_map();
+	ASSERT_LE(0, out_map);
+	ASSERT_EQ(0, uet_bpf_map_write(out_map, key, &out));
+
+	reg_attach(_metadata, self, "bpf_h", "bpf_h:BPF_ITER u32 a; u32 b",
+		   load_iter_helpers(self->map, out_map), &reg);
+
+	buf[0] = reg.write_index;
+	buf[1] = 1;
+	buf[2] = 2;
+	ASSERT_EQ(12, write(self->fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
+	EXPECT_EQ(1, seen.count);
+	/* bytes of kernel stack: some, in whole entries */
+	EXPECT_LT(0, (long long)seen.a);
+	EXPECT_EQ(0, seen.a % 8);
+	/* bpf_perf_event_output() returned 0 and the sample is there */
+	EXPECT_EQ(0, seen.b);
+	ASSERT_LT(0, meta->data_head);
+	hdr = (void *)meta + page;
+	ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
+	/* the raw sample: a u32 size, then the program's bytes */
+	memcpy(&v, (char *)(hdr + 1) + sizeof(__u32), sizeof(v));
+	EXPECT_EQ(0x5eed, v);
+
+	close(out_map);
+	munmap(meta, 2 * page);
+	close(out);
+}
+
+/*
+ * BPF_ITER: a program loads its context directly where the attach allows,
+ * up to the end of the event's fields: the struct user_bpf_context, then
+ * zeroes. One that loads past the fields is refused at attach.
+ */
+TEST_F(bpf, iter_context_bounds)
+{
+	struct user_status_reg reg, reg2;
+	struct seen seen;
+	__u32 buf[3];
+	char big[4 + 4 + 200];
+	int prog;
+
+	/* the fields end at 8 + 4 + 200: the program may load up to there */
+	reg_attach(_metadata, self, "bpf_z", "bpf_z:BPF_ITER u32 a; char[200] s",
+		   load_iter_direct(self->map, 200), &reg);
+	memset(big, 'x', sizeof(big));
+	memcpy(big, &reg.write_index, sizeof(reg.write_index));
+	ASSERT_EQ((ssize_t)sizeof(big), write(self->fd, big, sizeof(big)));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
+	EXPECT_EQ(1, seen.count);
+	EXPECT_EQ(USER_BPF_DATA_USER, seen.b);
+	EXPECT_EQ(204, seen.len);
+	/* not the payload, nor anything else of the kernel's: zeroes */
+	EXPECT_EQ(0, seen.a);
+	close(self->perf);
+	self->perf = -1;
+
+	/* "u32 a; u32 b" ends at 16: a load at 16 is past what the event has */
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_z2:BPF_ITER u32 a; u32 b", &reg2));
+	prog = load_iter_direct(self->map, 16);
+	ASSERT_LE(0, prog);
+	EXPECT_GT(0, attach("bpf_z2", prog));
+	EXPECT_EQ(EACCES, errno);
+	/* and the event has no consumer */
+	EXPECT_EQ(0, self->page[reg2.status_index]);
+	close(prog);
+	buf[0] = reg2.write_index;
+	buf[1] = 1;
+	buf[2] = 2;
+	EXPECT_EQ(12, write(self->fd, buf, sizeof(buf)));
+	close(self->fd);
+	self->fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	EXPECT_EQ(0, uet_delete(self->fd, "bpf_z2"));
+}
+
 /* A BPF_ITER program and ftrace at once: both see every write */
 TEST_F(bpf, iter_with_ftrace)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct seen seen;
 	__u32 buf[3];
 	char *trace;
 
-	self->name = "bpf_f";
-	ASSERT_EQ(0, uet_register(self->fd, "bpf_f:BPF_ITER u32 a; u32 b", &reg));
-	self->prog = load_iter(self->map);
-	ASSERT_LE(0, self->prog);
-	self->perf = attach("bpf_f", self->prog);
-	ASSERT_LE(0, self->perf);
+	reg_attach(_metadata, self, "bpf_f", "bpf_f:BPF_ITER u32 a; u32 b",
+		   load_iter(self->map), &reg);
 	ASSERT_EQ(0, uet_write_file(TRACEFS "trace", "", O_TRUNC));
 	ASSERT_EQ(0, uet_enable("", "bpf_f", 1));
 	ASSERT_EQ(EVENT_STATUS_PERF | EVENT_STATUS_FTRACE,
@@ -330,7 +532,7 @@ TEST_F_TIMEOUT(bpf, status_any_order, 300)
 	static const int detach[4][4] = {
 		{ 0, 1, 2, 3 }, { 3, 2, 1, 0 }, { 1, 3, 0, 2 }, { 2, 0, 3, 1 },
 	};
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int on[4], fds[4], r, i, c, want;
 
 	self->name = "bpf_o";

@@ -104,7 +104,8 @@ cnt_prog='tracepoint:user_events:clients_cnt {
 
 # 1 setup + (record, status, count/msg, fields) for perf and trace-cmd
 # + (run, status, one-liner, fields) for bpftrace + status and deletion
-plan=$((1 + 2 * (3 + ${#all_fields[@]}) + 3 + ${#bpf_fields[@]} + 2))
+# + an auto-deleted event under perf record (record, gone, decoded)
+plan=$((1 + 2 * (3 + ${#all_fields[@]}) + 3 + ${#bpf_fields[@]} + 2 + 3))
 ktap_plan "$plan"
 
 
@@ -280,6 +281,50 @@ run_tool "perf script" "$tmp/perf-script.out" "$PERF" script -i "$tmp/perf.data"
 	comment "$tmp/perf-script.out"
 check_cnt perf "$tmp/perf-script.out" "user_events:clients_cnt:"
 check_fields perf "$tmp/perf-script.out" "user_events:clients_all:" "${all_fields[@]}"
+
+# --- perf record of an event deleted automatically -----------------------
+# An enable-bit event without PERSIST goes once its writer has exited and
+# perf record has stopped: perf.data keeps its format, so perf script still
+# decodes the records written before.
+keep_desc='clients_keep u32 n; __rel_loc char[] s'
+# perf attaches when it opens the event, records once its workload runs
+"$ue" -b -w -f "$tmp/keep.go" -n 5 -I n "$keep_desc" n=7 s=kept \
+	> "$tmp/keep-emit.out" 2>&1 &
+keep_pid=$!
+for _ in $(seq 100); do
+	[ -d "$tracefs/events/user_events/clients_keep" ] && break
+	sleep 0.1
+done
+if run_tool "perf record (auto-deleted event)" "$tmp/keep-record.out" \
+	"$PERF" record -a -N -o "$tmp/keep.data" -e user_events:clients_keep -- \
+	sh -c "touch $tmp/keep.go; while kill -0 $keep_pid 2>/dev/null; do sleep 0.1; done" &&
+	wait "$keep_pid"; then
+	pass perf_record_auto_deleted
+else
+	fail perf_record_auto_deleted
+	comment "$tmp/keep-record.out" "$tmp/keep-emit.out"
+fi
+for _ in $(seq 100); do
+	[ -d "$tracefs/events/user_events/clients_keep" ] || break
+	sleep 0.1
+done
+if [ ! -d "$tracefs/events/user_events/clients_keep" ]; then
+	pass auto_deleted_after_perf
+else
+	fail auto_deleted_after_perf
+fi
+run_tool "perf script (auto-deleted event)" "$tmp/keep-script.out" \
+	"$PERF" script -i "$tmp/keep.data" || comment "$tmp/keep-script.out"
+ok=1
+for n in 7 8 9 10 11; do
+	grep -q "clients_keep:.*n=$n s=kept" "$tmp/keep-script.out" || ok=0
+done
+if [ $ok = 1 ] && [ "$(grep -c 'clients_keep:' "$tmp/keep-script.out")" = 5 ]; then
+	pass perf_script_decodes_deleted_event
+else
+	fail perf_script_decodes_deleted_event
+	comment "$tmp/keep-script.out"
+fi
 
 # --- trace-cmd record / trace-cmd report ----------------------------------
 emit_script "$tmp/emit-tc" 1 "$all_desc" "${all_values[@]}"

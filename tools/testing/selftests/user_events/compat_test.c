@@ -11,6 +11,7 @@
 
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
+#include "ue_layout.h"	/* the layouts, checked as a 32-bit program's */
 
 FIXTURE(compat) {
 	int fd;				/* user_events_data */
@@ -68,10 +69,10 @@ static ssize_t write_event(int fd, __u32 *idx, __u32 n, const char *s)
 	return writev(fd, io, 4);
 }
 
-/* The status-page ABI: struct user_reg has the same 24 bytes here */
+/* The status-page ABI: struct user_status_reg has the same 24 bytes here */
 TEST_F(compat, status_page)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 
 	ASSERT_EQ(24, sizeof(reg));
 	ASSERT_EQ(0, uet_register(self->fd, "compat_page u32 n; __rel_loc char[] s", &reg));
@@ -98,7 +99,7 @@ TEST_F(compat, enable_bit)
 	__u32 idx;
 	int id;
 
-	ASSERT_EQ(28, sizeof(struct user_reg_bits));
+	ASSERT_EQ(28, sizeof(struct user_reg));
 	ASSERT_EQ(0, uet_register_bits(self->fd, "compat_bits u32 n; __rel_loc char[] s",
 				       &self->word, sizeof(self->word), 3, 0, &idx));
 	EXPECT_EQ(0, self->word);

@@ -3,11 +3,11 @@
 #
 # conformance_test.sh: the base tree's own user_events kselftests (abi_test,
 # dyn_test, ftrace_test and perf_test of Linux 6.12), built unmodified
-# against the base tree's uapi header by scripts/build-conformance, as a
-# program written for Linux 6.4+ is built elsewhere: it must run on our
-# kernel as it is. Each upstream case runs on its own (the harness's -r) and
-# is one KTAP result, from the harness's own verdict: its result line and
-# its exit status. Cases run one after the other (they share event names).
+# against our uapi header by scripts/build-conformance: a program written
+# for Linux 6.4+ must build against it and run on our kernel as it is.
+# Each upstream case runs on its own (the harness's -r) and is one KTAP
+# result, from the harness's own verdict: its result line and its exit
+# status. Cases run one after the other (they share event names).
 #
 # One known difference: ftrace_test's print_fmt expects %d/%u for 1- and
 # 2-byte integer fields, which we print with %hhd/%hhu/%hd/%hu so that

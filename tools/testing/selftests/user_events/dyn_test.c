@@ -200,22 +200,24 @@ TEST(delete_matching)
 	if (uet_skip(_metadata, 0))
 		return;
 
-	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:dyn_d u32 a; char[4] b", O_APPEND));
-	EXPECT_NE(0, uet_write_file(UE_DYN, "!u:dyn_d u32 a", O_APPEND));
-	EXPECT_EQ(1, dyn_has("dyn_d"));
-	EXPECT_EQ(0, uet_write_file(UE_DYN, "!u:dyn_d u32  a;char[4] b;", O_APPEND));
-	EXPECT_EQ(0, dyn_has("dyn_d"));
-	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:dyn_d u32 a", O_APPEND));
-	EXPECT_EQ(0, uet_write_file(UE_DYN, "!u:dyn_d", O_APPEND));
-	EXPECT_EQ(0, dyn_has("dyn_d"));
-	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:dyn_d u32 a", O_APPEND));
-	EXPECT_NE(0, uet_write_file(UE_DYN, "-:kprobes/dyn_d", O_APPEND));
-	EXPECT_EQ(1, dyn_has("dyn_d"));
-	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:user_events/dyn_d", O_APPEND));
-	EXPECT_EQ(0, dyn_has("dyn_d"));
-	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:dyn_d u32 a", O_APPEND));
-	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:dyn_d", O_APPEND));
-	EXPECT_EQ(0, dyn_has("dyn_d"));
+	/* made (unless NULL: still there), then a delete that matches or not */
+	static const struct { const char *make, *del; int match; } steps[] = {
+		{ "u:dyn_d u32 a; char[4] b", "!u:dyn_d u32 a", 0 },
+		{ NULL, "!u:dyn_d u32  a;char[4] b;", 1 },
+		{ "u:dyn_d u32 a", "!u:dyn_d", 1 },
+		{ "u:dyn_d u32 a", "-:kprobes/dyn_d", 0 },
+		{ NULL, "-:user_events/dyn_d", 1 },
+		{ "u:dyn_d u32 a", "-:dyn_d", 1 },
+	};
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(steps); i++) {
+		if (steps[i].make)
+			ASSERT_EQ(0, uet_write_file(UE_DYN, steps[i].make, O_APPEND));
+		EXPECT_EQ(!steps[i].match, !!uet_write_file(UE_DYN, steps[i].del, O_APPEND))
+			TH_LOG("%s", steps[i].del);
+		EXPECT_EQ(!steps[i].match, dyn_has("dyn_d")) TH_LOG("after %s", steps[i].del);
+	}
 	EXPECT_NE(0, access(TRACEFS "events/user_events/dyn_d", F_OK));
 }
 

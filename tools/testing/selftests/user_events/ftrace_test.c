@@ -51,7 +51,7 @@ FIXTURE_TEARDOWN(ft)
 /* Same description: same status byte; write indexes are per fd and dense */
 TEST_F(ft, register_reuse)
 {
-	struct user_reg a, b, c, d;
+	struct user_status_reg a, b, c, d;
 	int fd2;
 
 	ASSERT_EQ(0, uet_register(self->fd, "ft_reuse u32 x", &a));
@@ -77,7 +77,7 @@ TEST_F(ft, register_reuse)
 TEST_F(ft, ioctl_errors)
 {
 	char desc[600];
-	struct user_reg reg;
+	struct user_status_reg reg;
 	/* 24 is the status page, 28 and more the enable bit (bits_test) */
 	unsigned int sizes[] = { 0, 20, 23, 25, 27 };
 	int i;
@@ -111,7 +111,7 @@ TEST_F(ft, ioctl_errors)
 /* The byte is the OR of what is attached, across tracefs instances */
 TEST_F(ft, status_follows_enable)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 
 	ASSERT_EQ(0, uet_register(self->fd, "ft_status u32 x", &reg));
 	EXPECT_EQ(0, self->page[reg.status_index]);
@@ -162,7 +162,7 @@ static void fill_vals(struct vals *v, int idx)
 
 TEST_F(ft, write_reaches_trace)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct vals v;
 
 	ASSERT_EQ(0, uet_register(self->fd, VALS_DESC, &reg));
@@ -176,7 +176,7 @@ TEST_F(ft, write_reaches_trace)
 /* Every error a write can get, and nothing recorded for any of them */
 TEST_F(ft, write_errors)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct vals v;
 	int max, idx;
 	char *big;
@@ -241,7 +241,7 @@ TEST_F(ft, write_errors)
 TEST_F(ft, faulting_pages)
 {
 	int page = getpagesize(), mfd, idx;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	unsigned int *p;
 	struct iovec io[2];
 	void *gone;
@@ -278,7 +278,7 @@ TEST_F(ft, faulting_pages)
 /* Delete: EBUSY while an fd holds the event or ftrace is attached */
 TEST_F(ft, delete_rules)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fd2;
 
 	ASSERT_EQ(0, uet_register(self->fd, "ft_del u32 x", &reg));
@@ -319,7 +319,7 @@ TEST_F(ft, delete_clears_where_enabled)
 {
 	const char *inst = "instances/ue_scope/";
 	struct iovec io[2];
-	struct user_reg reg;
+	struct user_status_reg reg;
 	__u32 x = 7;
 
 	if (mkdir(TRACEFS "instances/ue_scope", 0755) && errno != EEXIST)
@@ -366,7 +366,7 @@ TEST_F(ft, payload_limits)
 {
 	const char *inst = "instances/ue_big/";
 	long top, big, in_inst;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct iovec io[2];
 	int perf, id;
 	char *buf;
@@ -467,7 +467,7 @@ static int gen_write(int fd, __u32 idx, __u32 n)
  */
 TEST_F(ft, generic_layer)
 {
-	struct user_reg reg, on;
+	struct user_status_reg reg, on;
 	char direct[512] = "", generic[512] = "";
 	char pid[32];
 	cpu_set_t one;
@@ -537,7 +537,7 @@ TEST_F(ft, generic_layer)
 /* Filters and histograms work on the fields like on any trace event */
 TEST_F(ft, filter_and_hist)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct { int idx; unsigned int count; char tag[8]; } rec;
 	char *hist;
 	int i;
@@ -597,7 +597,7 @@ TEST_F(ft, format_every_type)
 		"field:__rel_loc char q[];\toffset:85;\tsize:4;\tsigned:0;",
 		"print fmt: \"a=%hhu b=%hhd c=%hu d=%hd e=%u f=%d g=%llu h=%lld i=%hhd j=%hd k=%d l=%u m=%s n=%s o=%s p=%s q=%s\", REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->i, REC->j, REC->k, REC->l, REC->m, __print_hex_str(REC->n, 4), __print_hex_str(REC->o, 12), __get_str(p), __get_rel_str(q)",
 	};
-	struct user_reg reg;
+	struct user_status_reg reg;
 	char line[1024];
 	int i;
 
@@ -635,7 +635,7 @@ static long long req_lat_of(const char *trace, int id)
  */
 TEST_F(ft, synthetic_latency)
 {
-	struct user_reg start, end;
+	struct user_status_reg start, end;
 	/* write index, then the u64 id (little endian, high half 0) */
 	struct { unsigned int idx, id, id_hi; } rec = { 0 };
 	long long lat1, lat2;

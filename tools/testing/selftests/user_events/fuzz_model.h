@@ -452,7 +452,7 @@ static enum verdict oracle(const char *desc, struct event_desc *d)
 /* The enable-bit ABI (section 9) -------------------------------------------- */
 
 /*
- * Registrations through struct user_reg_bits with every field valid or not,
+ * Registrations through struct user_reg with every field valid or not,
  * DIAG_IOCSUNREG with good and bad arguments, the status-page ABI on the
  * same events, consumers coming and going and fds closing, in random order.
  * A model of the process's enablers, of every word the kernel may touch (a

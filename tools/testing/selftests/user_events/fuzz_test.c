@@ -24,7 +24,7 @@
  * the perf buffer, byte for byte. Errors other than the documented ones fail.
  *
  * The enable-bit ABI (ABI section 9) gets scenarios of its own: registrations
- * through struct user_reg_bits with sizes, tails, enable_size, enable_bit,
+ * through struct user_reg with sizes, tails, enable_size, enable_bit,
  * alignment, flags and addresses (a word, unmapped, read-only, the struct or
  * the description running into PROT_NONE) valid or not, DIAG_IOCSUNREG with
  * good and bad arguments, the status-page ABI on the same events, consumers
@@ -472,7 +472,7 @@ static void close_data(int fd)
 /* Registering and deleting ------------------------------------------------ */
 
 /* @desc through DIAG_IOCSREG, sometimes ending right before a PROT_NONE page */
-static int reg_ioctl(int fd, const char *desc, struct user_reg *reg)
+static int reg_ioctl(int fd, const char *desc, struct user_status_reg *reg)
 {
 	size_t len = strlen(desc) + 1;
 
@@ -1880,7 +1880,7 @@ static void payload_phase(struct live *e, const struct event_desc *d)
 	int id = -1, consumers = 0, nw = rnd_range(1, MAX_WRITES), i, inst = 0;
 	int filtered = 0, triggered = 0;
 	char filter[700], trigger[1400];
-	struct user_reg reg;
+	struct user_status_reg reg;
 
 	set_ctx("DIAG_IOCSREG (for writing)", e->line + 2);
 	ret = uet_register(fd, e->line + 2, &reg);
@@ -1982,7 +1982,7 @@ static void round_trip(struct live *e, const char *fmt)
 {
 	struct event_desc *d = malloc(sizeof(*d));
 	char line[2 * TEXT_MAX], *fmt2;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int ret, fd = -1;
 
 	if (!d)
@@ -2057,7 +2057,7 @@ static void try_desc(const char *desc, int fd, int *fd_count)
 	char line[2 * TEXT_MAX];
 	int via_dyn = chance(40) && dyn_safe(desc), ret, n, li;
 	enum verdict v = oracle(desc, &want);
-	struct user_reg reg = { 0 };
+	struct user_status_reg reg = { 0 };
 	struct live *e = NULL;
 
 	stats.descs++;
@@ -2171,7 +2171,7 @@ static void reg_edges(void)
 		0, 1, 0xffffffff81000000ULL, 0x8000000000000000ULL, 0xffffffffffffffffULL,
 	};
 	char desc[TEXT_MAX], *at;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fd = open_data(), ret, len;
 
 	stats.edges++;
@@ -2209,7 +2209,7 @@ static void reg_edges(void)
 			fail("DIAG_IOCSREG unterminated", "%s, want EFAULT or E2BIG",
 			     err_name(ret));
 		break;
-	case 3:		/* struct user_reg itself unreadable, past its size */
+	case 3:		/* the struct itself unreadable, past its size */
 		set_ctx("DIAG_IOCSREG with a bad struct pointer", "");
 		len = chance(50) ? 4 : 8;
 		at = (char *)guard + page_size - len;
@@ -2298,7 +2298,7 @@ static void refs_scenario(void)
 {
 	char desc[TEXT_MAX];
 	static struct event_desc d;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fds[4], n = rnd_range(2, 4), i, ret;
 	struct live *e = NULL;
 	pid_t child = -1;
@@ -2358,7 +2358,7 @@ static void many_events(void)
 {
 	static struct event_desc d;
 	char desc[TEXT_MAX];
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fd = open_data(), n = rnd_range(8, 40), i, ret, idx;
 	unsigned char buf[8];
 
@@ -2528,7 +2528,7 @@ static int wait_gone(const char *sys, const char *name, int ms)
  * After a reference of @ev went: an event created through this ABI without
  * PERSIST goes with its last reference, synchronously when that was an fd
  * or an enabler, shortly after when it was a consumer (@async); else it
- * stays.
+ * stays, as it does once it recorded into an ftrace buffer.
  */
 static void settle(int ev, int async, const char *when)
 {
@@ -2761,7 +2761,7 @@ static void close_slot(int slot)
 
 /* Registering ------------------------------------------------------------------- */
 
-/* What one DIAG_IOCSREG through struct user_reg_bits is given and expects */
+/* What one DIAG_IOCSREG through struct user_reg is given and expects */
 struct bits_try {
 	unsigned int size;
 	int esize, size_field, bit, flags;
@@ -2859,7 +2859,7 @@ static int do_reg(int slot, const char *desc, const struct bits_try *t,
 		  unsigned int *widx)
 {
 	static unsigned char buf[REG_BUF];
-	struct user_reg_bits reg = {
+	struct user_reg reg = {
 		.size = t->size,
 		.enable_bit = t->bit,
 		.enable_size = t->size_field,
@@ -2940,7 +2940,7 @@ static void check_nothing_made(const struct event_desc *want, int multi, int per
 }
 
 /*
- * One registration through struct user_reg_bits: a description (new, of an
+ * One registration through struct user_reg: a description (new, of an
  * event of ours, or mutated), flags, the word, the bit, the struct's size,
  * valid or not; the errno must be one the ABI allows, the model follows.
  */
@@ -3075,7 +3075,7 @@ static void bits_status_reg(int fresh)
 {
 	static char desc[TEXT_MAX];
 	static struct event_desc want;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int slot = rnd_below(WRITER), ev = fresh ? -1 : some_event(0), ret;
 
 	if (fresh) {
@@ -3293,6 +3293,9 @@ static void bits_write(int ev)
 	nw = rnd_range(1, MAX_WRITES);
 	for (i = 0; i < nw; i++)
 		do_write_abi(fd, e->d, widx, consumers, &rec, 1);
+	/* a record in an ftrace buffer: the event is not deleted automatically */
+	if ((consumers & EVENT_STATUS_FTRACE) && rec.n)
+		e->stays = 1;
 	stats.traced += ftrace ? rec.n : 0;
 	set_ctx("check the records of", e->d->canon);
 	if (ftrace && readback)

@@ -2,10 +2,9 @@
 /*
  * header64_test: a program written against the uapi header of Linux 6.4+,
  * where the 28-byte registration is struct user_reg, builds and runs here
- * with USER_EVENTS_ENABLE_BIT_ABI defined before the include (the rst's
- * enable-bit example does so).
+ * as it is: nothing defined before the include. The layouts of the header
+ * are checked at compile time against those of 6.12 (ue_layout.h).
  */
-#define USER_EVENTS_ENABLE_BIT_ABI
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <linux/user_events.h>
 
 #include "../kselftest_harness.h"
+#include "ue_layout.h"
 
 /* the kernel writes the word: read it from memory every time */
 #define READ_ONCE_INT(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -572,6 +572,16 @@ TEST(bits_consumer_left_before_write)
 	lt_cleanup(evs, 1);
 }
 
+/* One record of @ev's "u32 via": what ue_write_end() returns */
+static int write_via(struct ue_event *ev, __u32 via)
+{
+	struct ue_writer w;
+
+	ue_write_begin(&w, ev);
+	ue_add_u32(&w, via);
+	return ue_write_end(&w);
+}
+
 /*
  * Both ABIs in one process, on one event: two write indexes on the one
  * file, each follows the consumers, each write reaches trace
@@ -581,7 +591,6 @@ TEST(both_abis_side_by_side)
 	struct ue_event bits = UE_EVENT("lib_test_both", "u32 via");
 	struct ue_event page = UE_EVENT("lib_test_both", "u32 via");
 	struct ue_event * const evs[] = { &bits, &page };
-	struct ue_writer w;
 
 	if (uet_skip(_metadata, 0))
 		return;
@@ -596,22 +605,14 @@ TEST(both_abis_side_by_side)
 	EXPECT_NE(bits.write_index, page.write_index);
 
 	/* nothing attached: the status page accepts, the enable bit refuses */
-	ue_write_begin(&w, &bits);
-	ue_add_u32(&w, 1);
-	EXPECT_EQ(0, ue_write_end(&w));
-	ue_write_begin(&w, &page);
-	ue_add_u32(&w, 2);
-	EXPECT_EQ(4, ue_write_end(&w));
+	EXPECT_EQ(0, write_via(&bits, 1));
+	EXPECT_EQ(4, write_via(&page, 2));
 
 	ASSERT_EQ(0, uet_enable("", "lib_test_both", 1));
 	EXPECT_TRUE(ue_enabled(&bits));
 	EXPECT_TRUE(ue_enabled(&page));
-	ue_write_begin(&w, &bits);
-	ue_add_u32(&w, 1);
-	EXPECT_EQ(4, ue_write_end(&w));
-	ue_write_begin(&w, &page);
-	ue_add_u32(&w, 2);
-	EXPECT_EQ(4, ue_write_end(&w));
+	EXPECT_EQ(4, write_via(&bits, 1));
+	EXPECT_EQ(4, write_via(&page, 2));
 	EXPECT_TRUE(lt_in_trace("lib_test_both: via=1"));
 	EXPECT_TRUE(lt_in_trace("lib_test_both: via=2"));
 	ASSERT_EQ(0, uet_enable("", "lib_test_both", 0));

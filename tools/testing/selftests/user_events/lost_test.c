@@ -22,6 +22,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
@@ -388,19 +390,17 @@ static int tally_prog(int map)
 static int tally_iter_prog(int map)
 {
 	struct bpf_insn insns[] = {
-		MOV_REG(6, 1),
-		ST_IMM(BPF_W, 10, -4, 0),
-		LD_MAP(1, map), LD_IMM_HI(),
-		MOV_REG(2, 10),
-		ADD_IMM(2, -4),
-		CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(0, 0, 27),		/* to out */
+		/* r6 = ctx, r0 = &map[0] */
+		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 28),		/* to out */
 		MOV_REG(9, 0),
-		/* the context at fp-24: data_type, data_len, udata */
+		/* the user_bpf_context at fp-24: data_type, data_len, udata */
 		MOV_REG(1, 10),
 		ADD_IMM(1, -24),
 		MOV_IMM(2, 16),
 		MOV_REG(3, 6),
+		ADD_IMM(3, USER_BPF_CONTEXT_OFFSET),
 		CALL(BPF_FUNC_probe_read_kernel),
 		LDX(BPF_W, 1, 10, -24),
 		JNE_IMM(1, USER_BPF_DATA_USER, 17),	/* to bad */
@@ -486,7 +486,7 @@ static void tally_detach(struct tallied *t)
 
 FIXTURE(lost) {
 	int fd;			/* user_events_data */
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int id;			/* the tracepoint id */
 	char saved_kb[32];	/* buffer_size_kb to restore */
 	struct rec *recs;
@@ -658,7 +658,7 @@ TEST_F_TIMEOUT(lost, bpf_exact, 300)
 /* eBPF on a BPF_ITER event: the program reads each payload where it is */
 TEST_F_TIMEOUT(lost, bpf_iter_exact, 300)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct tallied t;
 	unsigned int i;
 
@@ -726,7 +726,7 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 TEST_F_TIMEOUT(lost, faulting_payloads_bpf_iter, 300)
 {
 	void *page = dropped_pages();
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct tallied b;
 	struct tally t;
 	unsigned int i;
@@ -953,6 +953,121 @@ TEST_F_TIMEOUT(lost, perf_small_ring, 300)
 	TH_LOG("%d samples kept, %ld lost", n, lost + lost2);
 	ring_unmap(&r);
 	close(p);
+}
+
+/*
+ * Count the lines of @path (a trace file) that contain @needle
+ */
+static int count_in(const char *path, const char *needle)
+{
+	char *text = uet_read_file(path), *p;
+	int n = 0;
+
+	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	return n;
+}
+
+/*
+ * The everyday workflow with an event deleted automatically: a program
+ * registers through the enable-bit ABI (no PERSIST), the admin enables the
+ * event, the program writes five records and exits, the admin disables the
+ * event and reads the buffer. The records stay, decoded, and so do the
+ * kernel's (trace_marker lines written before the disable and between the
+ * exit and the disable): an event that recorded into a buffer is not
+ * deleted behind the user's back, which would clear that buffer. One that
+ * recorded nothing still goes, and clears nothing. Top level and instance.
+ */
+#define KEEP_INST TRACEFS "instances/lost_keep"
+
+static void keep_workflow(struct __test_metadata *_metadata, const char *inst,
+			  const char *dir, int write_records)
+{
+	char path[256], trace[256], marker[256], line[64];
+	int ready[2], go[2], status, i, fd;
+	const char *name = write_records ? "lost_keep" : "lost_idle";
+	char c = 0;
+	pid_t pid;
+
+	snprintf(trace, sizeof(trace), "%strace", dir);
+	snprintf(marker, sizeof(marker), "%strace_marker", dir);
+	ASSERT_EQ(0, uet_write_file(trace, "", O_TRUNC));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		static __u32 word;
+		__u32 rec[2], widx = 0;
+		int dfd = open(UE_DATA, O_RDWR), k;
+		char desc[64];
+
+		snprintf(desc, sizeof(desc), "%s u32 seq", name);
+		if (dfd < 0 || uet_register_bits(dfd, desc, &word, 4, 0, 0, &widx))
+			_exit(2);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (!(__atomic_load_n(&word, __ATOMIC_RELAXED) & 1))
+			_exit(4);
+		rec[0] = widx;
+		for (k = 0; k < 5 && write_records; k++) {
+			rec[1] = 100 + k;
+			if (write(dfd, rec, sizeof(rec)) != sizeof(rec))
+				_exit(5);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, uet_enable(inst, name, 1));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(0, uet_write_file(marker, "lost_keep marker before exit", O_APPEND));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, uet_write_file(marker, "lost_keep marker after exit", O_APPEND));
+	/* the program is gone: the disable drops the last reference */
+	ASSERT_EQ(0, uet_enable(inst, name, 0));
+	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s", name);
+	if (write_records) {
+		/* the reap runs from a worker: give it time to (wrongly) act */
+		usleep(300 * 1000);
+		EXPECT_EQ(0, access(path, F_OK));
+		for (i = 0; i < 5; i++) {
+			snprintf(line, sizeof(line), "lost_keep: seq=%d", 100 + i);
+			EXPECT_EQ(1, count_in(trace, line)) TH_LOG("%s in %s", line, trace);
+		}
+	} else {
+		for (i = 0; i < 100 && !access(path, F_OK); i++)
+			usleep(10 * 1000);
+		EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s not deleted", name);
+	}
+	EXPECT_EQ(1, count_in(trace, "lost_keep marker before exit"));
+	EXPECT_EQ(1, count_in(trace, "lost_keep marker after exit"));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	if (write_records) {
+		/* deleted on purpose: it goes, as any event whose deletion is asked */
+		fd = open(UE_DATA, O_RDWR);
+		EXPECT_EQ(0, uet_delete(fd, name));
+		close(fd);
+		EXPECT_NE(0, access(path, F_OK));
+	}
+}
+
+TEST(auto_delete_keeps_records)
+{
+	if (uet_skip(_metadata, 0))
+		return;
+	keep_workflow(_metadata, "", TRACEFS, 1);
+	keep_workflow(_metadata, "", TRACEFS, 0);
+	rmdir(KEEP_INST);
+	ASSERT_EQ(0, mkdir(KEEP_INST, 0755));
+	keep_workflow(_metadata, "instances/lost_keep/", KEEP_INST "/", 1);
+	keep_workflow(_metadata, "instances/lost_keep/", KEEP_INST "/", 0);
+	EXPECT_EQ(0, rmdir(KEEP_INST));
 }
 
 TEST_HARNESS_MAIN

@@ -13,7 +13,7 @@
 FIXTURE(perf) {
 	int fd;				/* user_events_data */
 	const unsigned char *page;	/* the status page */
-	struct user_reg reg;
+	struct user_status_reg reg;
 };
 
 FIXTURE_SETUP(perf)

@@ -15,11 +15,36 @@
 #include <limits.h>
 #include <pthread.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
+
+/* Arm /proc/thread-self/fail-nth (@nth open): the @n-th fault fails, 0 disarms */
+static int self_write_nth(int nth, int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", n);
+
+	return pwrite(nth, buf, len, 0) == len ? 1 : -1;
+}
+
+/* Wait for a child; its exit code, or -1 */
+static int wait_child(void)
+{
+	int status;
+
+	if (wait(&status) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
 
 /*
  * Failure: a write index taken as a signed offset read out of bounds, or
@@ -28,7 +53,7 @@
 TEST(write_index_extremes)
 {
 	static const int bad[] = { INT_MIN, -1, 1, 2, 1 << 16, INT_MAX };
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fd = open(UE_DATA, O_RDWR), i, rec[2];
 
 	if (uet_skip(_metadata, 0))
@@ -68,7 +93,7 @@ TEST(format_strings_refused_and_quoted)
 		"rg_fmt:%p u32 a",
 		"rg_fmt u32 a; char[4] %p",
 	};
-	struct user_reg reg;
+	struct user_status_reg reg;
 	char cmd[128], *log;
 	int fd = open(UE_DATA, O_RDWR), i;
 
@@ -103,7 +128,7 @@ TEST(many_fds_every_close_order)
 		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
 		{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
 	};
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fds[3], o, i, ctl = open(UE_DATA, O_RDWR);
 
 	if (uet_skip(_metadata, 0))
@@ -149,7 +174,7 @@ TEST(failed_registrations_leave_nothing)
 		"rg_bad __rel_loc u32 a",	/* loc of a scalar */
 		"rg_taken u64 a",	/* exists with other fields */
 	};
-	struct user_reg reg;
+	struct user_status_reg reg;
 	char big[600], cmd[128];
 	int fd = open(UE_DATA, O_RDWR), before, i, round, ret;
 
@@ -187,7 +212,7 @@ TEST(failed_registrations_leave_nothing)
 /* Failure: an event without fields could not be written (empty payload) */
 TEST(zero_field_event)
 {
-	struct user_reg reg;
+	struct user_status_reg reg;
 	int fd = open(UE_DATA, O_RDWR), rec[2] = { 0, 5 };
 
 	if (uet_skip(_metadata, 0))
@@ -222,7 +247,7 @@ TEST(max_payload_with_perf)
 	};
 	int fd = open(UE_DATA, O_RDWR), max = UE_PERF_MAX_PAYLOAD, perf;
 	struct perf_event_mmap_page *meta;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	char *buf;
 
 	if (uet_skip(_metadata, UE_NEED_PERF))
@@ -283,7 +308,7 @@ static void *keep_writing(void *arg)
 TEST(delete_while_writing)
 {
 	struct mid_write m = { 0 };
-	struct user_reg reg;
+	struct user_status_reg reg;
 	pthread_t t;
 	int ctl = open(UE_DATA, O_RDWR), i;
 
@@ -319,73 +344,430 @@ TEST(delete_while_writing)
 }
 
 /*
- * Failure: trace event type ids leaked with each deleted event (new events
- * failed after 65,535), or a recycled id made old records decode with a new
- * event's format. One name, 65,536 incarnations with alternating formats;
- * some traced, so that records of old incarnations were in the buffer.
+ * Failure: fork() copied an enabler whose word the child never got. With
+ * MADV_DONTFORK the child has nothing at that address; whatever it maps
+ * there later is not the word, and the kernel never sets a bit in it.
  */
-FIXTURE(long_run) {};
-
-FIXTURE_SETUP(long_run)
+TEST(dontfork_word_not_copied)
 {
+	long page = getpagesize();
+	int fd = open(UE_DATA, O_RDWR), ready[2], go[2], status;
+	__u32 *word;
+	char c = 0;
+	pid_t pid;
+
 	if (uet_skip(_metadata, 0))
 		return;
+	ASSERT_LE(0, fd);
+	word = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_EQ(0, madvise(word, page, MADV_DONTFORK));
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_df u32 a", word, 4, 3, 0, NULL));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* the range is not ours: map a page of our own there */
+		__u32 *mine = mmap(word, page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (mine != word)
+			_exit(2);
+		*mine = 0;
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		/* the kernel writes it behind the compiler's back, if at all */
+		_exit(__atomic_load_n(mine, __ATOMIC_RELAXED) ? 1 : 0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, uet_enable("", "rg_df", 1));
+	/* the parent's word is set when enable returns (the page is there) */
+	EXPECT_EQ(1u << 3, __atomic_load_n(word, __ATOMIC_RELAXED));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, uet_enable("", "rg_df", 0));
+	EXPECT_EQ(0, __atomic_load_n(word, __ATOMIC_RELAXED));
+	close(fd);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	munmap(word, page);
 }
 
-FIXTURE_TEARDOWN(long_run) {}
+/*
+ * Failure: a probe that is not ours called as ftrace's. When removing one
+ * of several probes cannot allocate the smaller array, the tracepoint
+ * leaves tp_stub_func in its place with the removed consumer's data: here
+ * the trace_event_file of an instance, freed with the instance. The writer
+ * must skip it (KASAN reports the use after free otherwise). The failure is
+ * injected with /proc/thread-self/fail-nth and failslab.
+ */
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+#define STUB_INST TRACEFS "instances/rg_stub_i"
 
-TEST_F_TIMEOUT(long_run, recreate_65536_times, 900)
+TEST(stub_probe_skipped)
 {
-	struct user_reg reg;
-	struct { __u32 idx; char v[8]; } rec;
-	char line[64], *trace;
-	int fd, i;
+	const unsigned char *page = uet_map_status();
+	struct user_status_reg reg;
+	int fd, en, nth, n, injected = 0;
+	char got[16];
+	__u32 rec[2];
 
-	ASSERT_EQ(0, uet_clear_trace());
-	for (i = 0; i < 65536; i++) {
-		int odd = i & 1, trace_it = !(i % 4096) || i == 65535;
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_NE(NULL, page);
+	if (access("/proc/thread-self/fail-nth", W_OK) || access(FAILSLAB, F_OK))
+		SKIP(return, "no fault injection (CONFIG_FAILSLAB, FAULT_INJECTION_DEBUG_FS)");
+	/* GFP_KERNEL allocations too, quietly */
+	ASSERT_EQ(0, uet_write_file(FAILSLAB "ignore-gfp-wait", "N", O_TRUNC));
+	ASSERT_EQ(0, uet_write_file(FAILSLAB "verbose", "0", O_TRUNC));
 
-		fd = open(UE_DATA, O_RDWR);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, uet_register(fd, odd ? "rg_cycle char[8] s" : "rg_cycle u64 n",
-					  &reg)) TH_LOG("incarnation %d", i);
-		if (trace_it) {
-			ASSERT_EQ(0, uet_enable("", "rg_cycle", 1));
-			rec.idx = reg.write_index;
-			memset(rec.v, 0, sizeof(rec.v));
-			if (odd)
-				snprintf(rec.v, sizeof(rec.v), "s%d", i);
-			else
-				memcpy(rec.v, &(unsigned long long){ i }, 8);
-			ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
-			ASSERT_EQ(0, uet_enable("", "rg_cycle", 0));
-			/* in the buffer now, decoded with this incarnation's format */
-			if (odd)
-				snprintf(line, sizeof(line), "rg_cycle: s=s%d\n", i);
-			else
-				snprintf(line, sizeof(line), "rg_cycle: n=%d\n", i);
-			trace = uet_read_file(TRACEFS "trace");
-			ASSERT_NE(NULL, trace);
-			ASSERT_NE(NULL, strstr(trace, line)) TH_LOG("%d: %s", i, trace);
-			free(trace);
-		}
-		close(fd);
-		if (i == 65535)
-			break;
-		fd = open(UE_DATA, O_RDWR);
-		ASSERT_EQ(0, uet_delete(fd, "rg_cycle")) TH_LOG("incarnation %d", i);
-		close(fd);
-	}
-	/* only the last incarnation's record is left, decoded with its format */
-	trace = uet_read_file(TRACEFS "trace");
-	ASSERT_NE(NULL, trace);
-	EXPECT_EQ(1, uet_trace_count("rg_cycle:")) TH_LOG("%s", trace);
-	snprintf(line, sizeof(line), "rg_cycle: s=s65535\n");
-	EXPECT_NE(NULL, strstr(trace, line)) TH_LOG("%s", trace);
-	free(trace);
 	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_cycle"));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_stub u32 a", &reg));
+	rmdir(STUB_INST);
+	ASSERT_EQ(0, mkdir(STUB_INST, 0755));
+	ASSERT_EQ(0, uet_enable("", "rg_stub", 1));
+	en = open(STUB_INST "/events/user_events/rg_stub/enable", O_WRONLY);
+	ASSERT_LE(0, en);
+	nth = open("/proc/thread-self/fail-nth", O_RDWR);
+	ASSERT_LE(0, nth);
+	/*
+	 * Disable the instance's probe with the n-th allocation failing, for
+	 * n = 1, 2, ... until a disable succeeds although an allocation
+	 * failed: the probe array's, which the tracepoint does without.
+	 */
+	for (n = 1; n <= 20 && !injected; n++) {
+		ASSERT_EQ(1, write(en, "1", 1));
+		ASSERT_EQ(1, self_write_nth(nth, n));
+		if (write(en, "0", 1) == 1) {
+			ASSERT_LT(0, pread(nth, got, sizeof(got) - 1, 0));
+			injected = atoi(got) == 0;
+		}
+		/* a fault not yet injected must not hit later calls */
+		self_write_nth(nth, 0);
+	}
+	close(nth);
+	close(en);
+	ASSERT_TRUE(injected);
+	EXPECT_EQ(EVENT_STATUS_FTRACE, page[reg.status_index]);
+	/* the instance and its trace_event_file go; the stub stays */
+	ASSERT_EQ(0, rmdir(STUB_INST));
+	ASSERT_EQ(0, uet_clear_trace());
+	rec[0] = reg.write_index;
+	rec[1] = 77;
+	EXPECT_EQ(8, write(fd, rec, sizeof(rec)));
+	EXPECT_EQ(1, uet_trace_count("rg_stub: a=77"));
+	ASSERT_EQ(0, uet_enable("", "rg_stub", 0));
+	EXPECT_EQ(0, page[reg.status_index]);
 	close(fd);
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(fd, "rg_stub"));
+	munmap((void *)page, getpagesize());
+	close(fd);
+}
+
+/*
+ * Failure: a status mapping that could be made executable. Neither
+ * PROT_EXEC at mmap() nor a later mprotect() is allowed.
+ */
+TEST(status_page_never_executable)
+{
+	long page = getpagesize();
+	int fd = open(UE_STATUS, O_RDONLY);
+	void *p;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0));
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, page, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	/* still readable */
+	EXPECT_EQ(0, mprotect(p, page, PROT_READ));
+	EXPECT_EQ(0, __atomic_load_n((unsigned char *)p, __ATOMIC_RELAXED));
+	munmap(p, page);
+	close(fd);
+}
+
+/*
+ * Failure: enablers per process without bound: kernel memory, and a
+ * status change walks them all under event_mutex. 8192 per process;
+ * one more is ENOSPC, and one unregistered makes room again.
+ */
+#define MAX_ENABLERS 8192
+
+/* Tests that take longer than the harness's default 30 s under TCG */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+TEST_F_TIMEOUT(slow, enablers_bounded, 300)
+{
+	int fd = open(UE_DATA, O_RDWR), i, ret = 0, go[2];
+	__u32 *words;
+	char c = 0;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_LE(0, fd);
+	/* another process, forked before ours has enablers to copy */
+	ASSERT_EQ(0, pipe(go));
+	if (fork() == 0) {
+		__u32 w = 0;
+		int cfd = open(UE_DATA, O_RDWR);
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(uet_register_bits(cfd, "rg_cap u32 a", &w, 4, 0, 0, NULL) ? 1 : 0);
+	}
+	words = calloc(MAX_ENABLERS + 1, sizeof(*words));
+	ASSERT_NE(NULL, words);
+	for (i = 0; i < MAX_ENABLERS && !ret; i++)
+		ret = uet_register_bits(fd, "rg_cap u32 a", &words[i], 4, 0, 0, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("enabler %d", i);
+	EXPECT_EQ(-ENOSPC, uet_register_bits(fd, "rg_cap u32 a", &words[MAX_ENABLERS],
+					     4, 0, 0, NULL));
+	/* another bit of a word that has one is one more enabler too */
+	EXPECT_EQ(-ENOSPC, uet_register_bits(fd, "rg_cap u32 a", &words[0], 4, 1, 0, NULL));
+	ASSERT_EQ(0, uet_unregister_bits(fd, &words[5], 0));
+	EXPECT_EQ(0, uet_register_bits(fd, "rg_cap u32 a", &words[MAX_ENABLERS],
+				       4, 0, 0, NULL));
+	/* the cap is the process's: the event still takes other processes */
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	EXPECT_EQ(0, wait_child());
+	close(go[0]);
+	close(go[1]);
+	close(fd);
+	free(words);
+}
+
+/*
+ * Failure: a fork() that met a signal gave the child no enablers. The
+ * child's copy needs an mmu notifier, whose registration gives up with
+ * -EINTR while the forking task has a signal pending, and a fork cannot
+ * fail that late: the child's bits stayed as the parent's were at fork,
+ * whatever consumers came and went. Another process sends one signal per
+ * fork, at a random moment of it (a signal pending when a fork starts
+ * restarts it: one per fork cannot starve it); every child's bit follows
+ * the enable and the disable.
+ */
+#define FORKS 60
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Wait up to 5 s for bit @mask of @word to be @want */
+static int wait_bit(__u32 *word, __u32 mask, int want)
+{
+	int k;
+
+	for (k = 0; k < 500; k++) {
+		if (!!(__atomic_load_n(word, __ATOMIC_RELAXED) & mask) == want)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* What the test and its pinger share */
+struct fork_pings {
+	int spread_us;		/* a signal comes within this of a fork's start */
+	int started;		/* forks started */
+};
+
+TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
+{
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
+	int fd = open(UE_DATA, O_RDWR), i, bad = 0, status, on[2], off[2], back[2];
+	pid_t pids[FORKS], pinger, parent = getpid();
+	struct fork_pings *fp;
+	static __u32 word;
+	long long t;
+	char c = 0;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_forksig u32 a", &word, 4, 2, 0, NULL));
+	/* one byte each from on, then from off: no child takes another's */
+	ASSERT_EQ(0, pipe(on));
+	ASSERT_EQ(0, pipe(off));
+	ASSERT_EQ(0, pipe(back));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	fp = mmap(NULL, sizeof(*fp), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, fp);
+	t = now_us();
+	pinger = fork();
+	if (pinger == 0) {
+		unsigned int seed = getpid();
+		int r, spread;
+
+		while (!(spread = __atomic_load_n(&fp->spread_us, __ATOMIC_ACQUIRE)))
+			usleep(100);
+		for (r = 0; r < FORKS; r++) {
+			while (__atomic_load_n(&fp->started, __ATOMIC_ACQUIRE) <= r)
+				usleep(50);
+			usleep(rand_r(&seed) % spread);
+			kill(parent, SIGALRM);
+		}
+		_exit(0);
+	}
+	ASSERT_LE(0, pinger);
+	/* twice as long as a fork of this process takes here */
+	__atomic_store_n(&fp->spread_us, (int)(2 * (now_us() - t)) + 1, __ATOMIC_RELEASE);
+	for (i = 0; i < FORKS; i++) {
+		__atomic_store_n(&fp->started, i + 1, __ATOMIC_RELEASE);
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			int set, clear;
+
+			/* enabled: set; then disabled: clear */
+			if (read(on[0], &c, 1) != 1)
+				_exit(2);
+			set = wait_bit(&word, 1 << 2, 1);
+			if (write(back[1], &c, 1) != 1 || read(off[0], &c, 1) != 1)
+				_exit(2);
+			clear = wait_bit(&word, 1 << 2, 0);
+			_exit(set && clear ? 0 : 1);
+		}
+		ASSERT_LE(0, pids[i]);
+	}
+	ASSERT_EQ(pinger, waitpid(pinger, &status, 0));
+	ASSERT_EQ(0, uet_enable("", "rg_forksig", 1));
+	for (i = 0; i < FORKS; i++)
+		ASSERT_EQ(1, write(on[1], &c, 1));
+	for (i = 0; i < FORKS; i++)
+		if (read(back[0], &c, 1) != 1)
+			break;
+	ASSERT_EQ(0, uet_enable("", "rg_forksig", 0));
+	for (i = 0; i < FORKS; i++)
+		ASSERT_EQ(1, write(off[1], &c, 1));
+	for (i = 0; i < FORKS; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d children whose bit did not follow", bad, FORKS);
+	munmap(fp, sizeof(*fp));
+	close(on[0]);
+	close(on[1]);
+	close(off[0]);
+	close(off[1]);
+	close(back[0]);
+	close(back[1]);
+	close(fd);
+}
+
+/*
+ * Failure: kernel memory that a registration makes the kernel allocate,
+ * not charged to the caller: a process in a memory-limited cgroup could
+ * grow kernel memory past its limit through user_events. A child in a
+ * cgroup whose memory.max is 8 MiB registers events until refused: the
+ * kernel stops it at its limit (ENOMEM, or the cgroup's OOM killer) long
+ * before user_events_max, and the host still registers afterwards.
+ */
+#define CG_ROOT "/tmp/rg_cgroup"
+#define CG CG_ROOT "/rg_ue"
+
+TEST_F_TIMEOUT(slow, memcg_charged, 600)
+{
+	int p[2], n = -1, err = 0, status, fd;
+	/* the child's count of registrations, read after it is gone */
+	int *done;
+	char *events;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	mkdir(CG_ROOT, 0755);
+	if (mount("none", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
+		SKIP(return, "no cgroup2 (CONFIG_CGROUPS, CONFIG_MEMCG)");
+	if (uet_write_file(CG_ROOT "/cgroup.subtree_control", "+memory", O_TRUNC)) {
+		umount(CG_ROOT);
+		SKIP(return, "no memory controller (CONFIG_MEMCG)");
+	}
+	rmdir(CG);
+	ASSERT_EQ(0, mkdir(CG, 0755));
+	ASSERT_EQ(0, uet_write_file(CG "/memory.max", "8M", O_TRUNC));
+	done = mmap(NULL, sizeof(*done), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, done);
+	*done = 0;
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char desc[128], me[16];
+		static __u32 word;
+		int cfd, i, ret = 0;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (uet_write_file(CG "/cgroup.procs", me, O_TRUNC))
+			_exit(2);
+		cfd = open(UE_DATA, O_RDWR);
+		/* enable-bit events: no status-page slot, up to user_events_max */
+		for (i = 0; i < 40000 && !ret; i++) {
+			snprintf(desc, sizeof(desc),
+				 "rg_mem_%d u64 a; u64 b; u64 c; u64 d; char[64] e", i);
+			ret = uet_register_bits(cfd, desc, &word, 4, 0, 0, NULL);
+			if (!ret)
+				ret = uet_unregister_bits(cfd, &word, 0) ? -1 : 0;
+			if (!ret)
+				__atomic_store_n(done, i + 1, __ATOMIC_RELAXED);
+		}
+		if (write(p[1], &i, sizeof(i)) != sizeof(i) ||
+		    write(p[1], &ret, sizeof(ret)) != sizeof(ret))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &n, sizeof(n)) == sizeof(n))
+		ASSERT_EQ(sizeof(err), read(p[0], &err, sizeof(err)));
+	close(p[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	events = uet_read_file(CG "/memory.events");
+	ASSERT_NE(NULL, events);
+	TH_LOG("child: %d events registered, last %d, status 0x%x; %s", *done, err,
+	       status, events);
+	/* stopped by its limit: refused with ENOMEM, or killed by the OOM killer */
+	EXPECT_TRUE((WIFEXITED(status) && err == -ENOMEM) ||
+		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+	EXPECT_EQ(NULL, strstr(events, "max 0\n"));
+	free(events);
+	/* some events, but stopped well before user_events_max (32768) */
+	EXPECT_LT(100, *done);
+	EXPECT_GT(30000, *done);
+	munmap(done, sizeof(*done));
+	/* nothing of it outlives the child: the host registers as before */
+	fd = open(UE_DATA, O_RDWR);
+	{
+		__u32 w = 0;
+
+		EXPECT_EQ(0, uet_register_bits(fd, "rg_mem_host u32 a", &w, 4, 0, 0, NULL));
+	}
+	close(fd);
+	rmdir(CG);
+	umount(CG_ROOT);
+	rmdir(CG_ROOT);
 }
 
 TEST_HARNESS_MAIN

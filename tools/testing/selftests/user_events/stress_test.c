@@ -229,7 +229,7 @@ static void ufd_close(struct ufd *u)
 static void do_register(struct ufd *u, int x, unsigned int *seed, int common)
 {
 	struct ev_model *e = &sh->ev[x];
-	struct user_reg reg;
+	struct user_status_reg reg;
 	char desc[128];
 	int r, had;
 
@@ -271,7 +271,7 @@ out:
 static void do_register_other(int fd, int x)
 {
 	struct ev_model *e = &sh->ev[x];
-	struct user_reg reg;
+	struct user_status_reg reg;
 	char desc[128];
 	int r;
 
@@ -1515,7 +1515,8 @@ TEST_F_TIMEOUT(stress, churn, 300)
 /*
  * bits_stress: threads of this process and a process of its own register
  * and unregister enable bits of NBEV events (made through the enable-bit
- * ABI, so each deletes itself when nothing refers to it any more), write
+ * ABI, so each deletes itself when nothing refers to it any more: with
+ * tracing_on 0, so that no record in a buffer keeps one), write
  * them, and close and re-open their fds; a thread fork()s children that
  * exit at once, drop their copies of the enablers first, register one of
  * their own, or execve() a trivial program; a consumer thread attaches and
@@ -2109,6 +2110,12 @@ FIXTURE_SETUP(bits_stress)
 	}
 	bsh->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	bdelete_leftovers();
+	/*
+	 * ftrace attaches, but its buffer keeps no record: an event that
+	 * recorded into a buffer is not deleted automatically, and lifetimes
+	 * are what this test follows
+	 */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "tracing_on", "0", O_TRUNC));
 }
 
 FIXTURE_TEARDOWN(bits_stress)
@@ -2117,6 +2124,7 @@ FIXTURE_TEARDOWN(bits_stress)
 		kill(self->pid, SIGKILL);
 		waitpid(self->pid, NULL, 0);
 	}
+	EXPECT_EQ(0, uet_write_file(TRACEFS "tracing_on", "1", O_TRUNC));
 	bdelete_leftovers();
 	munmap(bpriv, getpagesize());
 	munmap(bsh, sizeof(*bsh));

@@ -30,21 +30,33 @@
 #include "encode.h"
 
 #define TRACEFS "/sys/kernel/tracing/"
+/* -b: a bit of the word's first byte, whatever the byte order */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FIRST_BYTE_BIT 24
+#else
+#define FIRST_BYTE_BIT 0
+#endif
+
 /* the kernel writes the status page behind our back */
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: ue_emit [-n COUNT] [-w] [-t SECONDS] [-s] [-I FIELD] [-x]\n"
+		"Usage: ue_emit [-n COUNT] [-w] [-f FILE] [-t SECONDS] [-s] [-I FIELD] [-x] [-b]\n"
 		"               'NAME[:FLAGS] TYPE FIELD[; ...]' [FIELD=VALUE ...]\n"
 		"  -n COUNT    records to write (default 1; 0 only registers)\n"
 		"  -w          wait until the status byte is non-zero before writing\n"
+		"  -f FILE     and then until FILE exists (a consumer that attaches\n"
+		"              before it records, as perf record does, creates it)\n"
 		"  -t SECONDS  give up waiting after this long (default 30)\n"
 		"  -s          print \"status=N\" (the status byte) after registering\n"
 		"              and, with -n, \"status=N\" again after writing\n"
 		"  -I FIELD    add 1 to integer FIELD after each record\n"
 		"  -x          delete the event before exiting\n"
+		"  -b          register through the enable-bit ABI (a bit of a word)\n"
+		"              instead of the status page: without -x, the event is\n"
+		"              deleted automatically once nothing refers to it\n"
 		"VALUE: integers in C notation (negative ones too); text for char[N]\n"
 		"and char strings; 0xHEX or de:ad for byte fields; n,n,... for\n"
 		"__data_loc/__rel_loc arrays of wider integers\n");
@@ -85,19 +97,21 @@ static int inc_slot(const struct uec_desc *d, const char *field,
 
 int main(int argc, char **argv)
 {
-	int count = 1, wait = 0, show = 0, del = 0, timeout = 30, inc = -1;
-	const char *desc, *inc_field = NULL, **assign;
+	int count = 1, wait = 0, show = 0, del = 0, timeout = 30, inc = -1, bits = 0;
+	/* -b: the word whose bit the kernel keeps set while anyone listens */
+	static __u32 word;
+	const char *desc, *inc_field = NULL, **assign, *go_file = NULL;
 	static unsigned char rec[UEC_MAX_RECORD];
 	const unsigned char *status;
 	static struct uec_desc d;
 	int opt, fd, sfd, i, n, len;
-	struct user_reg reg;
+	struct user_status_reg reg;
 	struct iovec iov[2];
 	char err[512], name[256];
 	unsigned int idx;
 	double start;
 
-	while ((opt = getopt(argc, argv, "n:wt:sI:x")) != -1) {
+	while ((opt = getopt(argc, argv, "n:wf:t:sI:xb")) != -1) {
 		switch (opt) {
 		case 'n':
 			count = atoi(optarg);
@@ -116,6 +130,12 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			del = 1;
+			break;
+		case 'b':
+			bits = 1;
+			break;
+		case 'f':
+			go_file = optarg;
 			break;
 		default:
 			usage();
@@ -166,11 +186,29 @@ int main(int argc, char **argv)
 	memset(&reg, 0, sizeof(reg));
 	reg.size = sizeof(reg);
 	reg.name_args = (unsigned long)desc;
-	if (ioctl(fd, DIAG_IOCSREG, &reg)) {
-		perror("ue_emit: DIAG_IOCSREG");
-		return 1;
+	if (bits) {
+		struct user_reg breg = {
+			.size = sizeof(breg),
+			.enable_size = sizeof(word),
+			.enable_bit = FIRST_BYTE_BIT,
+			.enable_addr = (unsigned long)&word,
+			.name_args = (unsigned long)desc,
+		};
+
+		if (ioctl(fd, DIAG_IOCSREG, &breg)) {
+			perror("ue_emit: DIAG_IOCSREG");
+			return 1;
+		}
+		reg.write_index = breg.write_index;
+		status = (const unsigned char *)&word;
+		idx = 0;
+	} else {
+		if (ioctl(fd, DIAG_IOCSREG, &reg)) {
+			perror("ue_emit: DIAG_IOCSREG");
+			return 1;
+		}
+		idx = reg.status_index;
 	}
-	idx = reg.status_index;
 	if (show)
 		printf("status=%u\n", READ_ONCE(status[idx]));
 	fflush(stdout);
@@ -185,6 +223,14 @@ int main(int argc, char **argv)
 			}
 			usleep(10000);
 		}
+	}
+	start = now();
+	while (go_file && count && access(go_file, F_OK)) {
+		if (now() - start > timeout) {
+			fprintf(stderr, "ue_emit: no %s in %d s\n", go_file, timeout);
+			return 1;
+		}
+		usleep(10000);
 	}
 
 	for (i = 0; i < count; i++) {

@@ -26,7 +26,8 @@
 #define UE_PERF_MAX_PAYLOAD (8192 - 4 - 8)
 
 /* Register @desc on @fd; returns 0 or -errno */
-static inline int uet_register(int fd, const char *desc, struct user_reg *reg)
+static inline int uet_register(int fd, const char *desc,
+			       struct user_status_reg *reg)
 {
 	memset(reg, 0, sizeof(*reg));
 	reg->size = sizeof(*reg);
@@ -302,7 +303,7 @@ static inline int uet_perf_open(int id, int pid, int cpu, int raw)
 static inline int uet_register_bits(int fd, const char *desc, void *addr, int size,
 				    int bit, int flags, __u32 *write_index)
 {
-	struct user_reg_bits reg = {
+	struct user_reg reg = {
 		.size = sizeof(reg),
 		.enable_bit = bit,
 		.enable_size = size,
