@@ -278,6 +278,28 @@ static int wait_gone(const char *name)
 	return -1;
 }
 
+/*
+ * An enable-bit event (flags 0) whose fd and enabler went: gone within 10 s,
+ * 0, or -1. Ours keeps one that recorded into an ftrace buffer (deleting it
+ * would clear the buffers, the kernel's records too): deleted here by
+ * request, as a tool done with its trace would.
+ */
+static int bits_event_gone(const char *name)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s", name);
+	if (!peer && !access(path, F_OK)) {
+		fd = open(TRACEFS "user_events_data", O_RDWR);
+		if (fd < 0 || ioctl(fd, DIAG_IOCSDEL, name))
+			fail("delete %s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return wait_gone(name);
+}
+
 static int enable(const char *system, const char *name, int on)
 {
 	char path[600];
@@ -1041,7 +1063,7 @@ static void scaling_bits(void)
 				fail("unregister %s: %s", fill[i].name, strerror(errno));
 		close(fd);
 		for (i = 1; i < n; i++)
-			if (wait_gone(fill[i].name))
+			if (bits_event_gone(fill[i].name))
 				fail("%s: still there 10 s after its fd and enabler went",
 				     fill[i].name);
 	}
@@ -1090,7 +1112,7 @@ static void drop_bits_events(int fd)
 			fail("unregister %s: %s", bits_events[s].name, strerror(errno));
 	close(fd);
 	for (s = 0; s < (int)NR_SIZES; s++)
-		if (bits_events[s].word && wait_gone(bits_events[s].name))
+		if (bits_events[s].word && bits_event_gone(bits_events[s].name))
 			fail("%s: still there 10 s after its fd and enabler went",
 			     bits_events[s].name);
 }
@@ -1125,7 +1147,7 @@ static void drop_lib_event(void)
 		fail("libuserevents: unregister bench_lib: %s", ue_strerror(err));
 	close(ue_data_fd());
 	nr_events--;
-	if (wait_gone(lib_ev.name))
+	if (bits_event_gone(lib_ev.name))
 		fail("bench_lib: still there 10 s after its fd and enabler went");
 }
 
