@@ -33,15 +33,22 @@
  * instructions_per_op" lines, "# " comments, and exit status 0 only when
  * every case of this kernel worked.
  *
+ * exit and exit_bits: the exit of a process of 100 and 1000 threads,
+ * without and with one enable-bit event registered (see exit_cost()), in
+ * instructions per exit; ue_bench -x runs only them.
+ *
  * ue_bench -p is the guest side of scripts/bench-profile: one round of 100
  * writes per case and payload, checked as above, the last of each after a
  * getpgid() whose argument marks it for the host's gdb (see PROFILE_MARK).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,8 +56,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -82,6 +91,8 @@ static int CHECK_OPS = 1000000;
  */
 static int profile;
 #define PROFILE_MARK 0x77770000
+/* -x: only the exit of a process of many threads (exit_cost()) */
+static int exit_only;
 
 static void fail(const char *fmt, ...)
 {
@@ -1016,7 +1027,8 @@ static void scaling(void)
  * The enable-bit ABI on both kernels: per-write cost (64 bytes, ftrace
  * attached) with 1, 64 and 4095 events registered and the cost to register
  * the 1st, 1000th and 4095th event. Each round's events go with their fd
- * and enablers (flags 0): ours deletes them then, the peer from a worker,
+ * and enablers (flags 0): ours deletes them then (sbits_1, which recorded
+ * into ftrace, by request: bits_event_gone()), the peer from a worker,
  * which the next round waits for. Ours starts from no event, the peer from
  * the 5 persistent main events it cannot delete.
  */
@@ -1151,6 +1163,315 @@ static void drop_lib_event(void)
 		fail("bench_lib: still there 10 s after its fd and enabler went");
 }
 
+/* Exit of a process of many threads -------------------------------------- */
+
+/*
+ * The exit of a process of N threads in all (its main thread and N - 1
+ * pthreads of 16 KiB stacks, each asleep in pause()), forked for it: at a
+ * byte from the parent its main thread calls _exit() (exit_group), and
+ * every thread wakes, is killed and goes. exit_bits: the process first
+ * registered one enable-bit event (flags 0, one word), so it has
+ * user_events per-process state that each of its threads leaves at exit
+ * (ours: a count of the process's threads; before it, each exiting thread
+ * walked them all under a global lock, O(N^2) for the whole exit); its
+ * enabler, fd and event go with it. exit: the same process without
+ * user_events, the baseline. Rows: payload_bytes is N, events_registered
+ * the events of the exiting process.
+ *
+ * The figure is the instructions the process's threads run from the byte
+ * on, in task context: the time each CPU spends in one of them (ftrace's
+ * sched_switch, on the TSC: trace_clock x86-tsc) less the interrupts and
+ * softirqs in it (their _entry and _exit events). Not the time to the
+ * return of waitpid() (printed too): under -icount (sleep=off) the clock
+ * jumps to the next timer whenever every vCPU idles, and ours' exit_mmap()
+ * of a process that had enable bits idles so for an SRCU grace period (its
+ * mmu notifier), a few ticks; and what the exit leaves to workers and RCU
+ * callbacks (the tasks' and stacks' freeing) falls in the window or after
+ * it as the wait lets it. The parent, the child and the unbound
+ * workqueues' workers (those the exit queues, with the locks they take)
+ * run on CPU 0: with them on both vCPUs, QEMU's round-robin keeps running a
+ * vCPU that spins for the other (an IPI, a lock) up to its next timer, and
+ * rounds differ by up to 40 %.
+ *
+ * main() runs it first, before this process has registered anything: a
+ * fork copies the parent's enable bits into the child (on both kernels).
+ */
+static const int exit_threads[] = { 100, 1000 };
+#define NR_EXITS ARRAY_SIZE(exit_threads)
+#define EXIT_STACK (16 * 1024)
+#define EXIT_COMM "ue_bench_exit"
+/* the CPUs unbound workqueues' workers may run on */
+#define WQ_CPUMASK "/sys/devices/virtual/workqueue/cpumask"
+/* the parent idles this long before the byte: the last exit's leftovers done */
+#define EXIT_QUIET_US 200000
+
+static void *exit_thread_run(void *arg)
+{
+	__atomic_add_fetch((int *)arg, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* The child: @n threads in all, a byte on @ready, _exit(0) at a byte on @go */
+static void exit_child(int n, int bits, int ready, int go)
+{
+	static volatile uint32_t word;
+	static int started;
+	pthread_attr_t attr;
+	struct event ev;
+	pthread_t t;
+	char c = 0;
+	int i, fd;
+
+	/* the name of every thread: the trace tells them by it */
+	prctl(PR_SET_NAME, EXIT_COMM);
+	if (bits) {
+		fd = open(TRACEFS "user_events_data", O_RDWR);
+		if (fd < 0 || ev_register_bits(&ev, fd, "bench_exit", 8, &word, 0))
+			_exit(3);
+	}
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, EXIT_STACK))
+		_exit(4);
+	for (i = 1; i < n; i++)
+		if (pthread_create(&t, &attr, exit_thread_run, &started))
+			_exit(5);
+	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < n - 1)
+		usleep(1000);
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		_exit(6);
+	_exit(0);
+}
+
+/* Threads of process @pid asleep (state S), or -1 */
+static int threads_asleep(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	struct dirent *d;
+	int n = 0, fd;
+	ssize_t len;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[len > 0 ? len : 0] = '\0';
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Ticks after @t0 that a CPU spent in an EXIT_COMM task outside interrupts
+ * and softirqs, from the trace (x86-tsc clock): sched_switch to and from
+ * one (filtered to those), and every *_entry and *_exit event of irq and
+ * irq_vectors. -1 when the trace lost events.
+ */
+static double exit_task_time(uint64_t t0)
+{
+	char *text = uet_read_file(TRACEFS "trace"), *line, *p, *b, *name;
+	int in[64] = { 0 }, depth[64] = { 0 }, cpu, was;
+	uint64_t ts, since[64] = { 0 }, sum = 0;
+	size_t len;
+
+	if (!text)
+		return -1;
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		/* "  comm-pid  [cpu] flags  ts: event: fields" */
+		if (strstr(line, "LOST") && strstr(line, "EVENTS")) {
+			free(text);
+			return -1;
+		}
+		p = strstr(line, "] ");
+		b = strchr(line, '[');
+		if (line[0] == '#' || !p || !b || b > p ||
+		    sscanf(p + 2, "%*s %" SCNu64 ":", &ts) != 1)
+			continue;
+		cpu = atoi(b + 1);
+		name = strstr(p + 2, ": ");
+		if (cpu < 0 || cpu >= 64 || !name)
+			continue;
+		name += 2;
+		len = strcspn(name, ":");
+		was = in[cpu] && !depth[cpu];
+		if (!strncmp(name, "sched_switch", len))
+			in[cpu] = !!strstr(name, "next_comm=" EXIT_COMM " ");
+		else if (len > 6 && !strncmp(name + len - 6, "_entry", 6))
+			depth[cpu]++;
+		else if (len > 5 && !strncmp(name + len - 5, "_exit", 5) && depth[cpu])
+			depth[cpu]--;
+		if (was && ts > t0)
+			sum += ts - (since[cpu] > t0 ? since[cpu] : t0);
+		since[cpu] = ts;
+	}
+	free(text);
+	return (double)sum;
+}
+
+/*
+ * One exit of a process of @n threads, with one enable-bit event (@bits)
+ * or none: the instructions of its threads from the parent's byte on (see
+ * exit_cost() above), the ticks to waitpid()'s return in *@elapsed; or -1
+ */
+static double exit_once(int n, int bits, double *elapsed)
+{
+	int ready[2], go[2], status, i;
+	uint64_t t0, t1;
+	double v;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		exit_child(n, bits, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	/* every thread started, then every one asleep */
+	if (read(ready[0], &c, 1) == 1)
+		for (i = 0; i < 10000 && threads_asleep(pid) != n; i++)
+			usleep(1000);
+	else
+		i = -1;
+	usleep(EXIT_QUIET_US);
+	ftrace_reset();
+	t0 = now();
+	if (i >= 0 && write(go[1], &c, 1) != 1)
+		i = -1;
+	if (i < 0)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	t1 = now();
+	close(ready[0]);
+	close(go[1]);
+	if (i < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fail("exit%s of %d threads: the child %s %d (3 register, 4-6 threads)",
+		     bits ? "_bits" : "", n, WIFEXITED(status) ? "exited" : "died of",
+		     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -1;
+	}
+	if (i == 10000) {
+		fail("exit%s of %d threads: not all asleep after 10 s", bits ? "_bits" : "", n);
+		return -1;
+	}
+	v = exit_task_time(t0);
+	if (v <= 0) {
+		fail("exit%s of %d threads: no trace of its threads (or events lost)",
+		     bits ? "_bits" : "", n);
+		return -1;
+	}
+	/* the peer deletes the event from a worker: gone before the next round */
+	if (bits && bits_event_gone("bench_exit")) {
+		fail("bench_exit: still there 10 s after its process exited");
+		return -1;
+	}
+	*elapsed = (double)(t1 - t0);
+	return v;
+}
+
+/* The events exit_task_time() reads on (1) or off (0); 0 or -errno */
+static int exit_trace(int on)
+{
+	static const char *const enables[] = {
+		"sched/sched_switch", "irq", "irq_vectors",
+	};
+	char path[128];
+	size_t k;
+	int err;
+
+	/* the filter goes with "0" */
+	err = uet_write_file(TRACEFS "events/sched/sched_switch/filter",
+			     on ? "prev_comm == \"" EXIT_COMM "\" || "
+				  "next_comm == \"" EXIT_COMM "\"" : "0", O_TRUNC);
+	for (k = 0; k < ARRAY_SIZE(enables) && !err; k++) {
+		snprintf(path, sizeof(path), TRACEFS "events/%s/enable", enables[k]);
+		err = uet_write_file(path, on ? "1" : "0", O_TRUNC);
+	}
+	return err;
+}
+
+/*
+ * ROUNDS of each number of threads, with and without an event, alternating;
+ * on CPU 0, the parent and the child's threads, traced on the TSC
+ */
+static void exit_cost(void)
+{
+	static double v[2][NR_EXITS][ROUNDS], elapsed[2][NR_EXITS][ROUNDS];
+	char *clock = uet_read_file(TRACEFS "trace_clock"), *b, *e;
+	char *wq = uet_read_file(WQ_CPUMASK);
+	cpu_set_t all, one;
+	int r, i, bits;
+
+	/* the trace's clock, the TSC, while this runs; then the one in [brackets] */
+	b = clock ? strchr(clock, '[') : NULL;
+	e = b ? strchr(b, ']') : NULL;
+	if (!e || uet_write_file(TRACEFS "trace_clock", "x86-tsc", O_TRUNC) ||
+	    uet_write_file(TRACEFS "buffer_size_kb", "8192", O_TRUNC) ||
+	    uet_write_file(TRACEFS "tracing_on", "1", O_TRUNC) || exit_trace(1)) {
+		fail("exit: cannot trace sched_switch and interrupts on the TSC");
+		exit_trace(0);
+		free(clock);
+		return;
+	}
+	*e = '\0';
+	if (sched_getaffinity(0, sizeof(all), &all))
+		die("sched_getaffinity");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		die("sched_setaffinity");
+	/* and the unbound workers: the exit's, with its locks, on CPU 0 too */
+	if (!wq || uet_write_file(WQ_CPUMASK, "1", O_TRUNC))
+		fail("exit: cannot put the unbound workers on CPU 0 (%s)", WQ_CPUMASK);
+	for (r = 0; r < ROUNDS && !failed; r++)
+		for (i = 0; i < (int)NR_EXITS && !failed; i++)
+			for (bits = 0; bits < 2 && !failed; bits++)
+				v[bits][i][r] = exit_once(exit_threads[i], bits,
+							  &elapsed[bits][i][r]);
+	if (sched_setaffinity(0, sizeof(all), &all))
+		die("sched_setaffinity");
+	if (wq && uet_write_file(WQ_CPUMASK, wq, O_TRUNC))
+		fail("exit: cannot set %s back to %s", WQ_CPUMASK, wq);
+	free(wq);
+	if (exit_trace(0) || uet_write_file(TRACEFS "trace_clock", b + 1, O_TRUNC))
+		fail("exit: cannot stop tracing, or set trace_clock back to %s", b + 1);
+	free(clock);
+	ftrace_reset();
+	if (failed)
+		return;
+	for (i = 0; i < (int)NR_EXITS; i++)
+		for (bits = 0; bits < 2; bits++) {
+			printf("# %s exit%s of %d threads, each round: instructions "
+			       "(ticks to waitpid()):", kernel, bits ? "_bits" : "",
+			       exit_threads[i]);
+			for (r = 0; r < ROUNDS; r++)
+				printf(" %.0f (%.0f)", v[bits][i][r], elapsed[bits][i][r]);
+			printf("\n");
+			row(bits ? "exit_bits" : "exit", "none", exit_threads[i], bits,
+			    median(v[bits][i], ROUNDS));
+		}
+}
+
 int main(int argc, char **argv)
 {
 	double check[ROUNDS], check_bits[ROUNDS], ppid[ROUNDS], up[ROUNDS];
@@ -1163,11 +1484,13 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(argv[1], "-p")) {
 		profile = 1;
 		OPS = 100;
+	} else if (argc == 2 && !strcmp(argv[1], "-x")) {
+		exit_only = 1;
 	} else if (argc != 1) {
 		OPS = 0;
 	}
 	if (OPS < 1) {
-		fprintf(stderr, "usage: %s [-n OPS | -p]\n", argv[0]);
+		fprintf(stderr, "usage: %s [-n OPS | -p | -x]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1188,6 +1511,16 @@ int main(int argc, char **argv)
 	printf("# *_bits: events registered through the enable-bit ABI (flags 0), the\n"
 	       "# same code on both kernels; with nothing attached their writes fail\n"
 	       "# with EBADF on both\n");
+	/* first: a fork would copy enable bits this process registered */
+	if (!profile) {
+		printf("# exit, exit_bits: a process of payload_bytes threads exits, without\n"
+		       "# and with one enable-bit event registered; ticks per exit\n");
+		exit_cost();
+	}
+	if (exit_only) {
+		printf("# done: %s\n", failed ? "FAILED" : "ok");
+		return failed;
+	}
 	fd = open(TRACEFS "user_events_data", O_RDWR);
 	marker_fd = open(TRACEFS "trace_marker", O_WRONLY);
 	marker_raw_fd = open(TRACEFS "trace_marker_raw", O_WRONLY);
