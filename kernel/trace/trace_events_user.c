@@ -44,8 +44,9 @@
 #include "trace_dynevent.h"
 
 #define USER_EVENT_MAX_NAME	255
-/* A description, NUL included */
-#define USER_EVENT_MAX_DESC	512
+/* The longest description, and the buffer for one (NUL included) */
+#define USER_EVENT_DESC_LEN	511
+#define USER_EVENT_MAX_DESC	(USER_EVENT_DESC_LEN + 1)
 #define USER_EVENT_MAX_ARRAY	1024
 /*
  * The largest payload of any write: with the common header, a record every
@@ -132,8 +133,10 @@ struct user_event {
 	/* Attached consumers, by kind; event_mutex */
 	int			ftrace_users;
 	int			perf_users;
-	/* struct user_event_enabler.event_link; event_mutex */
+	/* struct user_enabler.event_link: the bits that follow the consumers */
 	struct list_head	enablers;
+	/* That list and the writing of the bits; fork() takes it, not event_mutex */
+	struct mutex		enablers_lock;
 };
 
 /*
@@ -141,7 +144,7 @@ struct user_event {
  * place (published by the release of count); a full array is replaced by
  * one twice its size, the old one freed by RCU, so appending is amortised
  * O(1); finding an event the fd registered before is linear in its events.
- * Each slot is a struct user_event pointer, with USER_SLOT_BITS set when
+ * Each slot is a struct user_event pointer, with USER_SLOT_BIT_ABI set when
  * the index was handed out through the enable-bit ABI.
  */
 struct user_event_refs {
@@ -151,11 +154,11 @@ struct user_event_refs {
 	unsigned long		slots[] __counted_by(size);
 };
 
-#define USER_SLOT_BITS		1UL
+#define USER_SLOT_BIT_ABI		1UL
 
 static struct user_event *user_slot_event(unsigned long slot)
 {
-	return (struct user_event *)(slot & ~USER_SLOT_BITS);
+	return (struct user_event *)(slot & ~USER_SLOT_BIT_ABI);
 }
 
 struct user_event_fd {
@@ -185,9 +188,11 @@ struct user_event_write {
 
 /*
  * event_mutex protects the event table, the status indexes, the consumer
- * counts, the growth of the per-fd arrays and the enablers: every
- * user_events state change also adds, removes or (un)registers a trace
- * event, which needs it anyway.
+ * counts and the growth of the per-fd arrays: every user_events state
+ * change also adds, removes or (un)registers a trace event, which needs it
+ * anyway. Enablers change under it too, and under their process's lock and
+ * their event's (struct user_event_mm.lock, user_event.enablers_lock, in
+ * that order), which are what fork() and the fault worker take.
  */
 static DEFINE_HASHTABLE(user_event_table, 8);
 static DEFINE_XARRAY_ALLOC(user_event_by_index);
@@ -204,6 +209,7 @@ static u64 user_event_multi_id;
 static struct page *status_page;
 static u8 *status_bytes;
 
+/* the u: command of dynamic_events, with its functions below */
 static struct dyn_event_operations user_event_ops;
 
 static struct user_event *to_user_event(struct dyn_event *ev)
@@ -256,8 +262,10 @@ static const char * const user_errs[] = {
 	[USER_ERR_BAD_SIZE] = "Invalid array or struct size",
 	[USER_ERR_SIZE_NOT_STRUCT] = "Only struct fields take a size",
 	[USER_ERR_STRUCT_NO_SIZE] = "struct fields need a size",
-	[USER_ERR_DESC_TOO_LONG] = "Description longer than 511 bytes",
-	[USER_ERR_CANON_TOO_LONG] = "Canonical form longer than 511 bytes",
+	[USER_ERR_DESC_TOO_LONG] =
+		"Description longer than " __stringify(USER_EVENT_DESC_LEN) " bytes",
+	[USER_ERR_CANON_TOO_LONG] =
+		"Canonical form longer than " __stringify(USER_EVENT_DESC_LEN) " bytes",
 	[USER_ERR_RESERVED_NAME] = "Name of a file of events/user_events/",
 	[USER_ERR_COMMON_FIELD] =
 		"Field names starting with common_ are reserved",
@@ -274,20 +282,20 @@ static void user_parse_err(struct user_parse *p, enum user_err err,
 }
 
 /* [A-Za-z0-9_]: the kernel's isalnum() also takes Latin-1 letters */
-static bool user_word_char(char c)
+static bool user_is_word_char(char c)
 {
 	return isascii(c) && (isalnum(c) || c == '_');
 }
 
 /* The white space that separates words: not \v, \f, \r or Latin-1's */
-static bool user_space(char c)
+static bool user_is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
 static char *user_skip_spaces(char *s)
 {
-	while (user_space(*s))
+	while (user_is_space(*s))
 		s++;
 	return s;
 }
@@ -299,7 +307,7 @@ static bool user_name_valid(const char *name, size_t max)
 	if (!len || len > max || isdigit(name[0]))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!user_word_char(name[i]))
+		if (!user_is_word_char(name[i]))
 			return false;
 	return true;
 }
@@ -628,7 +636,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 	if (flags) {
 		*flags++ = '\0';
 		for (c = flags; *c; c++) {
-			if (user_word_char(*c) ||
+			if (user_is_word_char(*c) ||
 			    (*c == ',' && c != flags && c[1] && c[1] != ','))
 				continue;
 			user_parse_err(p, USER_ERR_BAD_FLAGS, flags);
@@ -1285,7 +1293,7 @@ static __always_inline void user_event_perf(void *data,
 #endif
 
 /*
- * One consumer's probe. The two kinds that attach (user_event_reg()),
+ * One consumer's probe. The two kinds that attach (user_event_consumer_reg()),
  * ftrace and perf, are called directly, their bodies inline in the writer:
  * no call through the pointer, no probe prologue, on the path of every
  * record. The probe's address tells which, and only a probe of ours is
@@ -1529,7 +1537,7 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
 		return -E2BIG;
 	*uep = ue;
-	return slot & USER_SLOT_BITS;
+	return slot & USER_SLOT_BIT_ABI;
 }
 
 /* writev(), and every write that is not one user buffer (io_uring) */
@@ -1579,7 +1587,7 @@ static ssize_t user_events_write(struct file *file, const char __user *buf,
 	return ret < 0 ? ret : count;
 }
 
-/* Consumers: who listens ------------------------------------------------- */
+/* Consumers and the status byte ------------------------------------------ */
 
 /*
  * A trace event's consumers attach as ftrace (TRACE_REG_REGISTER) or as
@@ -1592,289 +1600,15 @@ static u8 user_event_status(struct user_event *ue)
 	       (ue->perf_users ? EVENT_STATUS_PERF : 0);
 }
 
-/* Enable bits: writing them ----------------------------------------------- */
+static void user_event_update_enablers(struct user_event *ue);
 
-/*
- * A process's enable bits: one per process that registered through the
- * enable-bit ABI, pointed at by the task_struct of each of its threads.
- * It goes when the last of those threads exits or execs.
- */
-struct user_event_mm {
-	struct mmu_notifier	mn;		/* tells of munmap() */
-	struct mm_struct	*mm;		/* mmgrab()ed */
-	/* struct user_event_enabler.mm_link; event_mutex, RCU for mn */
-	struct list_head	enablers;
-	/* on that list, at most USER_EVENT_MAX_ENABLERS; event_mutex */
-	unsigned int		nr_enablers;
-	/* one for the threads together, one per queued fault work */
-	refcount_t		refs;
-	/* threads whose task_struct.user_event_mm points here; user_mm_lock */
-	unsigned int		members;
-	struct work_struct	free_work;
-};
-
-/* One registered bit: @ue's state, kept at (@addr, @bit) in @umm's memory */
-struct user_event_enabler {
-	struct list_head	mm_link;
-	struct list_head	event_link;
-	struct user_event_mm	*umm;
-	struct user_event	*ue;		/* holds a reference */
-	unsigned long		addr;		/* as registered */
-	u8			size;		/* of the word: 4 or 8 */
-	u8			bit;
-	/* The word's range was unmapped: never written again */
-	bool			unmapped;
-	/* A struct user_enabler_fault is queued for it; event_mutex */
-	bool			fault_queued;
-	/* DIAG_IOCSUNREG is clearing its bit: nothing else writes it; event_mutex */
-	bool			unregistering;
-	struct rcu_head		rcu;
-};
-
-/* A bit that could not be written without a page fault, to retry in a worker */
-struct user_enabler_fault {
-	struct work_struct	work;
-	struct user_event_mm	*umm;		/* holds a reference */
-	unsigned long		addr;
-	u8			bit;
-	int			tries;
-};
-
-/*
- * Serialises the threads' adoption of a new struct user_event_mm with their
- * leaving it (task_struct.user_event_mm): the last to leave frees it.
- */
-static DEFINE_SPINLOCK(user_mm_lock);
-
-/* Unregistering the notifier waits for its readers: not in exit() */
-static void user_event_mm_free_work(struct work_struct *work)
-{
-	struct user_event_mm *umm =
-		container_of(work, struct user_event_mm, free_work);
-
-	mmu_notifier_unregister(&umm->mn, umm->mm);
-	mmdrop(umm->mm);
-	kfree(umm);
-}
-
-static void user_mm_put(struct user_event_mm *umm)
-{
-	if (refcount_dec_and_test(&umm->refs))
-		queue_work(system_unbound_wq, &umm->free_work);
-}
-
-/*
- * munmap() or mremap() of enable words: the kernel never writes them
- * again, whatever is mapped there later. Runs under the mmap_lock, maybe
- * where it must not sleep: it only marks them.
- */
-static int user_event_mm_invalidate(struct mmu_notifier *mn,
-				    const struct mmu_notifier_range *range)
-{
-	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
-	struct user_event_enabler *e;
-
-	if (range->event != MMU_NOTIFY_UNMAP)
-		return 0;
-	rcu_read_lock();
-	list_for_each_entry_rcu(e, &umm->enablers, mm_link)
-		if (e->addr >= range->start && e->addr < range->end)
-			WRITE_ONCE(e->unmapped, true);
-	rcu_read_unlock();
-	return 0;
-}
-
-static const struct mmu_notifier_ops user_event_mm_ops = {
-	.invalidate_range_start = user_event_mm_invalidate,
-};
-
-/*
- * The u32 that holds bit @bit of the @size-byte word at @addr, and the bit
- * in it: an 8-byte word is two u32s, so every update is a 4-byte one.
- */
-static unsigned long user_bit_word(unsigned long addr, u8 size, u8 bit,
-				   u32 *mask)
-{
-	*mask = BIT(bit % 32);
-	if (size == sizeof(u64)) {
-		bool high = bit >= 32;
-
-		if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
-			high = !high;
-		addr += high ? sizeof(u32) : 0;
-	}
-	return addr;
-}
-
-/*
- * Set or clear @mask in the u32 at @uaddr of @mm, which the caller holds
- * with its mmap_lock read-locked, without faulting: -EFAULT when the page
- * is not there writable (absent, swapped out, copy-on-write, read-only or
- * unmapped) and the bit does not already have the wanted value.
- */
-static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
-			    u32 mask, bool set)
-{
-	struct page *page;
-	u32 *word, old, new;
-	bool same;
-
-	mmap_assert_locked(mm);
-	if (pin_user_pages_remote(mm, uaddr, 1, FOLL_WRITE | FOLL_NOFAULT,
-				  &page, NULL) == 1) {
-		word = kmap_local_page(page) + offset_in_page(uaddr);
-		old = READ_ONCE(*word);
-		do {
-			new = set ? old | mask : old & ~mask;
-		} while (new != old && !try_cmpxchg(word, &old, new));
-		kunmap_local(word);
-		unpin_user_pages_dirty_lock(&page, 1, new != old);
-		return 0;
-	}
-	/* a child after fork() shares the parent's page, and its bits */
-	if (get_user_pages_remote(mm, uaddr, 1, FOLL_NOFAULT, &page, NULL) != 1)
-		return -EFAULT;
-	word = kmap_local_page(page) + offset_in_page(uaddr);
-	same = !!(READ_ONCE(*word) & mask) == set;
-	kunmap_local(word);
-	put_page(page);
-	return same ? 0 : -EFAULT;
-}
-
-/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
-static int user_enabler_write(struct user_event_enabler *e, bool set)
-{
-	struct mm_struct *mm = e->umm->mm;
-	unsigned long uaddr;
-	u32 mask;
-	int ret;
-
-	lockdep_assert_held(&event_mutex);
-	/* The process is gone: nobody reads the bit any more */
-	if (e->unregistering || !mmget_not_zero(mm))
-		return 0;
-	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
-	mmap_read_lock(mm);
-	/* munmap() marks under the mmap_lock, before it lets go of the range */
-	ret = READ_ONCE(e->unmapped) ? 0 : user_word_update(mm, uaddr, mask, set);
-	mmap_read_unlock(mm);
-	/* the last user's exit_mmap() must not run under event_mutex */
-	mmput_async(mm);
-	return ret;
-}
-
-static struct user_event_enabler *
-user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
-{
-	struct user_event_enabler *e;
-
-	lockdep_assert_held(&event_mutex);
-	list_for_each_entry(e, &umm->enablers, mm_link)
-		if (e->addr == addr && e->bit == bit)
-			return e;
-	return NULL;
-}
-
-/*
- * Fault the word of (@addr, @bit) in, writable, then write its event's
- * state under event_mutex, as it is then: an update is never lost to an
- * enable and a disable racing. Returns false when it should be tried again
- * (the page went away again in between), unless @last. Sleeps; the caller
- * holds no lock. A queued fault work is done once this returns true: a
- * later status change queues another.
- */
-static bool user_enabler_fault_in(struct user_event_mm *umm,
-				  unsigned long addr, u8 bit, bool last)
-{
-	unsigned int flags = FAULT_FLAG_WRITE;
-	struct mm_struct *mm = umm->mm;
-	struct user_event_enabler *e;
-	bool unlocked = false;
-	unsigned long uaddr;
-	int ret = -ENOENT;
-	u32 mask;
-
-	if (mm != current->mm)
-		flags |= FAULT_FLAG_REMOTE;
-	if (!mmget_not_zero(mm))
-		return true;
-	scoped_guard(mutex, &event_mutex) {
-		e = user_enabler_find(umm, addr, bit);
-		if (e && e->unmapped)
-			e = NULL;
-		if (e)
-			uaddr = user_bit_word(addr, e->size, bit, &mask);
-	}
-	if (e) {
-		mmap_read_lock(mm);
-		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
-		mmap_read_unlock(mm);
-	}
-	mmput(mm);
-	guard(mutex)(&event_mutex);
-	e = user_enabler_find(umm, addr, bit);
-	if (!e)
-		return true;
-	/* Unmapped or read-only now: nothing to write */
-	if (!ret && user_enabler_write(e, user_event_status(e->ue)) && !last)
-		return false;
-	e->fault_queued = false;
-	return true;
-}
-
-static void user_enabler_fault_work(struct work_struct *work)
-{
-	struct user_enabler_fault *f =
-		container_of(work, struct user_enabler_fault, work);
-
-	if (!user_enabler_fault_in(f->umm, f->addr, f->bit,
-				   f->tries + 1 >= USER_EVENT_FAULT_TRIES) &&
-	    ++f->tries < USER_EVENT_FAULT_TRIES) {
-		queue_work(system_unbound_wq, &f->work);
-		return;
-	}
-	user_mm_put(f->umm);
-	kfree(f);
-}
-
-/*
- * Bring @e's bit up to date: now if its page is there, else from a worker
- * that may fault it in (consumers attach from contexts that must not wait
- * for another process's page, nor sleep on its userfaultfd). One worker
- * per enabler at a time: it writes the state as it is when it runs.
- */
-static void user_enabler_update(struct user_event_enabler *e)
-{
-	struct user_enabler_fault *f;
-
-	if (e->fault_queued || !user_enabler_write(e, user_event_status(e->ue)))
-		return;
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f) {
-		pr_warn_ratelimited("enable bit %u at 0x%lx not updated\n",
-				    e->bit, e->addr);
-		return;
-	}
-	INIT_WORK(&f->work, user_enabler_fault_work);
-	e->fault_queued = true;
-	refcount_inc(&e->umm->refs);
-	f->umm = e->umm;
-	f->addr = e->addr;
-	f->bit = e->bit;
-	queue_work(system_unbound_wq, &f->work);
-}
-
-/* Consumers and the status byte ------------------------------------------ */
-
+/* Tell the status byte and the enable bits of @ue that its consumers changed */
 static void user_event_update_status(struct user_event *ue)
 {
-	struct user_event_enabler *e;
-
 	lockdep_assert_held(&event_mutex);
 	if (ue->index)
 		WRITE_ONCE(status_bytes[ue->index], user_event_status(ue));
-	list_for_each_entry(e, &ue->enablers, event_link)
-		user_enabler_update(e);
+	user_event_update_enablers(ue);
 }
 
 /*
@@ -1909,8 +1643,8 @@ static int user_event_attach(struct user_event *ue, void *probe, void *data,
 	return ret;
 }
 
-static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
-			  void *data)
+static int user_event_consumer_reg(struct trace_event_call *call,
+				   enum trace_reg type, void *data)
 {
 	struct user_event *ue = call->data;
 	int ret = 0;
@@ -1983,6 +1717,7 @@ static void user_event_release_memory(struct user_event *ue)
 	kfree(ue->flags);
 	kfree(ue->args);
 	user_fields_free(ue->fields, ue->nr_fields);
+	mutex_destroy(&ue->enablers_lock);
 	kfree(ue);
 	user_events_count--;
 }
@@ -2003,7 +1738,7 @@ static bool user_flags_have(const char *flags, const char *flag)
 	return false;
 }
 
-/* How user_event_get() registers an event */
+/* How user_event_find_or_create() registers an event */
 enum {
 	UE_GET_SLOT	= BIT(0),	/* with a status-page byte */
 	UE_GET_KEEP	= BIT(1),	/* until deleted, not while referred to */
@@ -2037,6 +1772,7 @@ static struct user_event *user_event_alloc(struct user_spec *d,
 	ue->persist = how & UE_GET_PERSIST;
 	ue->auto_del = !(how & (UE_GET_KEEP | UE_GET_PERSIST));
 	INIT_LIST_HEAD(&ue->enablers);
+	mutex_init(&ue->enablers_lock);
 	ue->flags = d->flags;
 	ue->bpf_iter = user_flags_have(d->flags, "BPF_ITER");
 	ue->args = d->args;
@@ -2054,14 +1790,14 @@ static struct user_event *user_event_alloc(struct user_spec *d,
 	return ue;
 }
 
-static int user_event_register_call(struct user_event *ue)
+static int user_event_add_trace_call(struct user_event *ue)
 {
 	struct trace_event_call *call = &ue->call;
 	int ret;
 
 	INIT_LIST_HEAD(&ue->class.fields);
 	ue->class.system = ue->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
-	ue->class.reg = user_event_reg;
+	ue->class.reg = user_event_consumer_reg;
 	ue->class.fields_array = user_event_fields_array(ue);
 	if (!ue->class.fields_array)
 		return -ENOMEM;
@@ -2136,7 +1872,7 @@ static struct user_event *user_event_create_spec(struct user_spec *d,
 		user_event_release_memory(ue);
 		return ERR_PTR(ret);
 	}
-	ret = user_event_register_call(ue);
+	ret = user_event_add_trace_call(ue);
 	if (ret) {
 		if (ue->index)
 			xa_erase(&user_event_by_index, ue->index);
@@ -2151,8 +1887,9 @@ static struct user_event *user_event_create_spec(struct user_spec *d,
  * Create the event @cmd (past @skip bytes) describes, or find it if it
  * exists with its fields; @how is a UE_GET_* mask.
  */
-static struct user_event *user_event_get(const char *cmd, int skip,
-					 unsigned int how, bool *created)
+static struct user_event *user_event_find_or_create(const char *cmd,
+						    int skip, unsigned int how,
+						    bool *created)
 {
 	struct user_spec d;
 	struct user_event *ue;
@@ -2268,8 +2005,8 @@ static int user_event_create(const char *raw_command)
 	if (!status_bytes)
 		return -ENODEV;
 	guard(mutex)(&event_mutex);
-	ue = user_event_get(raw_command, strlen(USER_EVENTS_PREFIX),
-			    UE_GET_SLOT | UE_GET_KEEP, &created);
+	ue = user_event_find_or_create(raw_command, strlen(USER_EVENTS_PREFIX),
+				       UE_GET_SLOT | UE_GET_KEEP, &created);
 	return PTR_ERR_OR_ZERO(ue);
 }
 
@@ -2339,19 +2076,323 @@ static bool user_event_match(const char *system, const char *event,
 	return !argc || user_event_args_match(ue, argc, argv);
 }
 
-/* Enable bits: per process ------------------------------------------------ */
+/* Not const: dyn_event_register() links it into its list */
+static struct dyn_event_operations user_event_ops = {
+	.create		= user_event_create,
+	.show		= user_event_show,
+	.is_busy	= user_event_is_busy,
+	.free		= user_event_free,
+	.match		= user_event_match,
+};
+
+/* Enable bits ------------------------------------------------------------ */
+
+/*
+ * A process's enable bits: one per process that registered through the
+ * enable-bit ABI, pointed at by the task_struct of each of its threads.
+ * It goes when the last of those threads exits or execs.
+ */
+struct user_event_mm {
+	struct mmu_notifier	mn;		/* tells of munmap() */
+	struct mm_struct	*mm;		/* mmgrab()ed */
+	/*
+	 * Its enablers' list, their number and each one's unregistering; RCU
+	 * for mn. Taken after event_mutex, before an event's enablers_lock.
+	 */
+	struct mutex		lock;
+	/* struct user_enabler.mm_link */
+	struct list_head	enablers;
+	/* on that list, at most USER_EVENT_MAX_ENABLERS */
+	unsigned int		nr_enablers;
+	/* one for the threads together, one per queued fault work */
+	refcount_t		refs;
+	/* threads whose task_struct.user_event_mm points here; user_event_mm_lock */
+	unsigned int		members;
+	struct work_struct	free_work;
+};
+
+/* One registered bit: @ue's state, kept at (@addr, @bit) in @umm's memory */
+struct user_enabler {
+	struct list_head	mm_link;
+	struct list_head	event_link;
+	struct user_event_mm	*umm;
+	/* holds a reference; NULL until registered: umm->lock and ue's lock */
+	struct user_event	*ue;
+	unsigned long		addr;		/* as registered */
+	u8			size;		/* of the word: 4 or 8 */
+	u8			bit;
+	/* The word's range was unmapped: never written again */
+	bool			unmapped;
+	/* A struct user_enabler_fault is queued for it; ue->enablers_lock */
+	bool			fault_queued;
+	/*
+	 * DIAG_IOCSUNREG is clearing its bit: nothing else writes it, fork()
+	 * does not copy it; set under umm->lock and ue->enablers_lock
+	 */
+	bool			unregistering;
+	struct rcu_head		rcu;
+};
+
+/* A bit that could not be written without a page fault, to retry in a worker */
+struct user_enabler_fault {
+	struct work_struct	work;
+	struct user_event_mm	*umm;		/* holds a reference */
+	unsigned long		addr;
+	u8			bit;
+	int			tries;
+};
+
+/*
+ * Serialises the threads' adoption of a new struct user_event_mm with their
+ * leaving it (task_struct.user_event_mm): the last to leave frees it.
+ */
+static DEFINE_SPINLOCK(user_event_mm_lock);
+
+/* Unregistering the notifier waits for its readers: not in exit() */
+static void user_event_mm_free_work(struct work_struct *work)
+{
+	struct user_event_mm *umm =
+		container_of(work, struct user_event_mm, free_work);
+
+	mmu_notifier_unregister(&umm->mn, umm->mm);
+	mmdrop(umm->mm);
+	mutex_destroy(&umm->lock);
+	kfree(umm);
+}
+
+static void user_event_mm_put(struct user_event_mm *umm)
+{
+	if (refcount_dec_and_test(&umm->refs))
+		queue_work(system_unbound_wq, &umm->free_work);
+}
+
+/*
+ * munmap() or mremap() of enable words: the kernel never writes them
+ * again, whatever is mapped there later. Runs under the mmap_lock, maybe
+ * where it must not sleep: it only marks them.
+ */
+static int user_event_mm_invalidate(struct mmu_notifier *mn,
+				    const struct mmu_notifier_range *range)
+{
+	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
+	struct user_enabler *e;
+
+	if (range->event != MMU_NOTIFY_UNMAP)
+		return 0;
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &umm->enablers, mm_link)
+		if (e->addr >= range->start && e->addr < range->end)
+			WRITE_ONCE(e->unmapped, true);
+	rcu_read_unlock();
+	return 0;
+}
+
+static const struct mmu_notifier_ops user_event_mm_ops = {
+	.invalidate_range_start = user_event_mm_invalidate,
+};
+
+/*
+ * The u32 that holds bit @bit of the @size-byte word at @addr, and the bit
+ * in it: an 8-byte word is two u32s, so every update is a 4-byte one.
+ */
+static unsigned long user_bit_word(unsigned long addr, u8 size, u8 bit,
+				   u32 *mask)
+{
+	*mask = BIT(bit % 32);
+	if (size == sizeof(u64)) {
+		bool high = bit >= 32;
+
+		if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+			high = !high;
+		addr += high ? sizeof(u32) : 0;
+	}
+	return addr;
+}
+
+/*
+ * Set or clear @mask in the u32 at @uaddr of @mm, which the caller holds
+ * with its mmap_lock read-locked, without faulting: -EFAULT when the page
+ * is not there writable (absent, swapped out, copy-on-write, read-only or
+ * unmapped) and the bit does not already have the wanted value.
+ */
+static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
+			    u32 mask, bool set)
+{
+	struct page *page;
+	u32 *word, old, new;
+	bool same;
+
+	mmap_assert_locked(mm);
+	if (pin_user_pages_remote(mm, uaddr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				  &page, NULL) == 1) {
+		word = kmap_local_page(page) + offset_in_page(uaddr);
+		old = READ_ONCE(*word);
+		do {
+			new = set ? old | mask : old & ~mask;
+		} while (new != old && !try_cmpxchg(word, &old, new));
+		kunmap_local(word);
+		unpin_user_pages_dirty_lock(&page, 1, new != old);
+		return 0;
+	}
+	/* a child after fork() shares the parent's page, and its bits */
+	if (get_user_pages_remote(mm, uaddr, 1, FOLL_NOFAULT, &page, NULL) != 1)
+		return -EFAULT;
+	word = kmap_local_page(page) + offset_in_page(uaddr);
+	same = !!(READ_ONCE(*word) & mask) == set;
+	kunmap_local(word);
+	put_page(page);
+	return same ? 0 : -EFAULT;
+}
+
+/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
+static int user_enabler_write(struct user_enabler *e, bool set)
+{
+	struct mm_struct *mm = e->umm->mm;
+	unsigned long uaddr;
+	u32 mask;
+	int ret;
+
+	lockdep_assert_held(&e->ue->enablers_lock);
+	/* The process is gone: nobody reads the bit any more */
+	if (e->unregistering || !mmget_not_zero(mm))
+		return 0;
+	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
+	mmap_read_lock(mm);
+	/* munmap() marks under the mmap_lock, before it lets go of the range */
+	ret = READ_ONCE(e->unmapped) ? 0 : user_word_update(mm, uaddr, mask, set);
+	mmap_read_unlock(mm);
+	/* the last user's exit_mmap() must not run under our locks */
+	mmput_async(mm);
+	return ret;
+}
+
+static struct user_enabler *
+user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
+{
+	struct user_enabler *e;
+
+	/* every change takes both */
+	lockdep_assert(lockdep_is_held(&event_mutex) ||
+		       lockdep_is_held(&umm->lock));
+	list_for_each_entry(e, &umm->enablers, mm_link)
+		if (e->addr == addr && e->bit == bit)
+			return e;
+	return NULL;
+}
+
+/*
+ * Fault the word of (@addr, @bit) in, writable, then write its event's
+ * state under the event's enablers_lock, as it is then: an update is never
+ * lost to an enable and a disable racing. Returns false when it should be tried again
+ * (the page went away again in between), unless @last. Sleeps; the caller
+ * holds no lock. A queued fault work is done once this returns true: a
+ * later status change queues another.
+ */
+static bool user_enabler_fault_in(struct user_event_mm *umm,
+				  unsigned long addr, u8 bit, bool last)
+{
+	unsigned int flags = FAULT_FLAG_WRITE;
+	struct mm_struct *mm = umm->mm;
+	struct user_enabler *e;
+	bool unlocked = false;
+	unsigned long uaddr;
+	int ret = -ENOENT;
+	u32 mask;
+
+	if (mm != current->mm)
+		flags |= FAULT_FLAG_REMOTE;
+	if (!mmget_not_zero(mm))
+		return true;
+	scoped_guard(mutex, &umm->lock) {
+		e = user_enabler_find(umm, addr, bit);
+		if (e && e->unmapped)
+			e = NULL;
+		if (e)
+			uaddr = user_bit_word(addr, e->size, bit, &mask);
+	}
+	if (e) {
+		mmap_read_lock(mm);
+		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
+		mmap_read_unlock(mm);
+	}
+	mmput(mm);
+	guard(mutex)(&umm->lock);
+	e = user_enabler_find(umm, addr, bit);
+	/* gone, or another at the address that is still being registered */
+	if (!e || !e->ue)
+		return true;
+	guard(mutex)(&e->ue->enablers_lock);
+	/* Unmapped or read-only now: nothing to write */
+	if (!ret && user_enabler_write(e, user_event_status(e->ue)) && !last)
+		return false;
+	e->fault_queued = false;
+	return true;
+}
+
+static void user_enabler_fault_work(struct work_struct *work)
+{
+	struct user_enabler_fault *f =
+		container_of(work, struct user_enabler_fault, work);
+
+	if (!user_enabler_fault_in(f->umm, f->addr, f->bit,
+				   f->tries + 1 >= USER_EVENT_FAULT_TRIES) &&
+	    ++f->tries < USER_EVENT_FAULT_TRIES) {
+		queue_work(system_unbound_wq, &f->work);
+		return;
+	}
+	user_event_mm_put(f->umm);
+	kfree(f);
+}
+
+/*
+ * Bring @e's bit up to date: now if its page is there, else from a worker
+ * that may fault it in (consumers attach from contexts that must not wait
+ * for another process's page, nor sleep on its userfaultfd). One worker
+ * per enabler at a time: it writes the state as it is when it runs.
+ */
+static void user_enabler_update(struct user_enabler *e)
+{
+	struct user_enabler_fault *f;
+
+	if (e->fault_queued || !user_enabler_write(e, user_event_status(e->ue)))
+		return;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f) {
+		pr_warn_ratelimited("enable bit %u at 0x%lx not updated\n",
+				    e->bit, e->addr);
+		return;
+	}
+	INIT_WORK(&f->work, user_enabler_fault_work);
+	e->fault_queued = true;
+	refcount_inc(&e->umm->refs);
+	f->umm = e->umm;
+	f->addr = e->addr;
+	f->bit = e->bit;
+	queue_work(system_unbound_wq, &f->work);
+}
+
+/* Bring the bit of every enabler of @ue up to date */
+static void user_event_update_enablers(struct user_event *ue)
+{
+	struct user_enabler *e;
+
+	guard(mutex)(&ue->enablers_lock);
+	list_for_each_entry(e, &ue->enablers, event_link)
+		user_enabler_update(e);
+}
 
 /* mmu_notifier_register() from a worker: see user_event_mm_watch() */
-struct user_mm_watch {
+struct user_event_mm_watch_work {
 	struct work_struct	work;
 	struct mmu_notifier	*mn;
 	struct mm_struct	*mm;
 	int			ret;
 };
 
-static void user_mm_watch_fn(struct work_struct *work)
+static void user_event_mm_watch_fn(struct work_struct *work)
 {
-	struct user_mm_watch *w = container_of(work, struct user_mm_watch, work);
+	struct user_event_mm_watch_work *w =
+		container_of(work, struct user_event_mm_watch_work, work);
 
 	w->ret = mmu_notifier_register(w->mn, w->mm);
 }
@@ -2366,12 +2407,12 @@ static void user_mm_watch_fn(struct work_struct *work)
  */
 static int user_event_mm_watch(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	struct user_mm_watch w = { .mn = mn, .mm = mm };
+	struct user_event_mm_watch_work w = { .mn = mn, .mm = mm };
 
 	w.ret = mmu_notifier_register(mn, mm);
 	if (w.ret != -EINTR)
 		return w.ret;
-	INIT_WORK_ONSTACK(&w.work, user_mm_watch_fn);
+	INIT_WORK_ONSTACK(&w.work, user_event_mm_watch_fn);
 	queue_work(system_unbound_wq, &w.work);
 	flush_work(&w.work);
 	destroy_work_on_stack(&w.work);
@@ -2387,12 +2428,14 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 		return NULL;
 	mmgrab(mm);
 	umm->mm = mm;
+	mutex_init(&umm->lock);
 	INIT_LIST_HEAD(&umm->enablers);
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
 	if (user_event_mm_watch(&umm->mn, mm)) {
 		mmdrop(mm);
+		mutex_destroy(&umm->lock);
 		kfree(umm);
 		return NULL;
 	}
@@ -2415,7 +2458,7 @@ static struct user_event_mm *user_event_mm_current(void)
 	mine = user_event_mm_alloc(current->mm);
 	if (!mine)
 		return NULL;
-	spin_lock(&user_mm_lock);
+	spin_lock(&user_event_mm_lock);
 	/* another thread's first registration may have been quicker */
 	umm = current->user_event_mm;
 	if (!umm) {
@@ -2428,36 +2471,41 @@ static struct user_event_mm *user_event_mm_current(void)
 				umm->members++;
 		rcu_read_unlock();
 	}
-	spin_unlock(&user_mm_lock);
+	spin_unlock(&user_event_mm_lock);
 	if (umm != mine)
-		user_mm_put(mine);
+		user_event_mm_put(mine);
 	return umm;
 }
 
 /* @e is @umm's: the mmu notifier marks it when its word is unmapped */
-static void user_enabler_add_mm(struct user_event_enabler *e,
+static void user_enabler_add_mm(struct user_enabler *e,
 				struct user_event_mm *umm)
 {
-	lockdep_assert_held(&event_mutex);
+	lockdep_assert_held(&umm->lock);
 	e->umm = umm;
 	list_add_tail_rcu(&e->mm_link, &umm->enablers);
 	umm->nr_enablers++;
 }
 
-/* @e follows @ue's consumers, and holds a reference on it */
-static void user_enabler_add_event(struct user_event_enabler *e,
+/*
+ * @e follows @ue's consumers, and holds a reference on it: one that the
+ * caller holds (an fd's, or the parent's enabler's), so no event_mutex
+ */
+static void user_enabler_add_event(struct user_enabler *e,
 				   struct user_event *ue)
 {
-	lockdep_assert_held(&event_mutex);
+	lockdep_assert_held(&e->umm->lock);
+	guard(mutex)(&ue->enablers_lock);
 	e->ue = ue;
 	refcount_inc(&ue->refs);
 	list_add_tail(&e->event_link, &ue->enablers);
 }
 
 /* Undo user_enabler_add_mm() of an enabler that never had an event */
-static void user_enabler_drop_mm(struct user_event_enabler *e)
+static void user_enabler_drop_mm(struct user_enabler *e)
 {
 	lockdep_assert_held(&event_mutex);
+	guard(mutex)(&e->umm->lock);
 	list_del_rcu(&e->mm_link);
 	e->umm->nr_enablers--;
 	/* the notifier may be looking at it */
@@ -2472,13 +2520,14 @@ static void user_enabler_drop_mm(struct user_event_enabler *e)
  * in between would go unseen, and the new mapping get the bit. -EFAULT
  * (and @e freed) unless the word is mapped writable.
  */
-static int user_enabler_watch(struct user_event_enabler *e,
+static int user_enabler_watch(struct user_enabler *e,
 			      struct user_event_mm *umm)
 {
 	struct vm_area_struct *vma;
 	bool ok;
 
-	user_enabler_add_mm(e, umm);
+	scoped_guard(mutex, &umm->lock)
+		user_enabler_add_mm(e, umm);
 	mmap_read_lock(umm->mm);
 	vma = vma_lookup(umm->mm, e->addr);
 	ok = vma && (vma->vm_flags & VM_WRITE) && !READ_ONCE(e->unmapped);
@@ -2490,12 +2539,15 @@ static int user_enabler_watch(struct user_event_enabler *e,
 }
 
 /* Unlink and free @e; its event goes if nothing else refers to it */
-static void user_enabler_remove(struct user_event_enabler *e)
+static void user_enabler_remove(struct user_enabler *e)
 {
 	lockdep_assert_held(&event_mutex);
-	list_del_rcu(&e->mm_link);
-	list_del(&e->event_link);
-	e->umm->nr_enablers--;
+	scoped_guard(mutex, &e->umm->lock) {
+		list_del_rcu(&e->mm_link);
+		e->umm->nr_enablers--;
+		scoped_guard(mutex, &e->ue->enablers_lock)
+			list_del(&e->event_link);
+	}
 	user_event_put(e->ue);
 	kfree_rcu(e, rcu);
 }
@@ -2503,12 +2555,12 @@ static void user_enabler_remove(struct user_event_enabler *e)
 /* The process has gone (exit) or changed its memory (exec): drop its bits */
 static void user_event_mm_free(struct user_event_mm *umm)
 {
-	struct user_event_enabler *e, *tmp;
+	struct user_enabler *e, *tmp;
 
 	scoped_guard(mutex, &event_mutex)
 		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link)
 			user_enabler_remove(e);
-	user_mm_put(umm);
+	user_event_mm_put(umm);
 }
 
 /*
@@ -2531,10 +2583,12 @@ static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
 /*
  * A fork() copies the parent's enablers for the child's copy of its memory:
  * the same words, whose bits the kernel keeps up to date in the child too.
+ * Under the parent's lock and each event's, not event_mutex: a fork does
+ * not wait for registrations, deletions and consumers of every event.
  */
 static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
 {
-	struct user_event_enabler *e, *c;
+	struct user_enabler *e, *c;
 	struct user_event_mm *umm, *parent;
 
 	/* current is a member of its process's: it cannot go meanwhile */
@@ -2544,9 +2598,12 @@ static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
 	umm = user_event_mm_alloc(t->mm);
 	if (!umm)
 		return NULL;
-	guard(mutex)(&event_mutex);
+	guard(mutex)(&parent->lock);
+	/* the child's, which only its notifier sees yet: a second of the class */
+	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(e, &parent->enablers, mm_link) {
-		if (e->unmapped || e->unregistering ||
+		/* being registered or unregistered, or the word gone */
+		if (!e->ue || e->unmapped || e->unregistering ||
 		    !user_event_mm_has_word(t->mm, e->addr))
 			continue;
 		/* the allocator says so when it fails */
@@ -2554,11 +2611,15 @@ static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
 		if (!c)
 			break;
 		c->fault_queued = false;
+		c->ue = NULL;
 		user_enabler_add_mm(c, umm);
+		/* the parent's enabler holds a reference meanwhile */
 		user_enabler_add_event(c, e->ue);
 		/* a consumer may have come or gone since the memory was copied */
-		user_enabler_update(c);
+		scoped_guard(mutex, &e->ue->enablers_lock)
+			user_enabler_update(c);
 	}
+	mutex_unlock(&umm->lock);
 	return umm;
 }
 
@@ -2577,13 +2638,13 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
 
 	if (!(clone_flags & CLONE_VM))
 		umm = user_event_mm_dup(t);
-	spin_lock(&user_mm_lock);
+	spin_lock(&user_event_mm_lock);
 	if (clone_flags & CLONE_THREAD)
 		umm = current->user_event_mm;
 	WRITE_ONCE(t->user_event_mm, umm);
 	if (umm)
 		umm->members++;
-	spin_unlock(&user_mm_lock);
+	spin_unlock(&user_event_mm_lock);
 }
 
 /**
@@ -2593,23 +2654,76 @@ void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
  *
  * The last thread of the process to leave drops the process's enablers: a
  * count of members, not a walk of the threads, so that a process of N
- * threads exits in O(N), not O(N^2) under the global user_mm_lock.
+ * threads exits in O(N), not O(N^2) under the global user_event_mm_lock.
  */
 void user_event_mm_leave(struct task_struct *t, bool exiting)
 {
 	struct user_event_mm *umm;
 	bool last = false;
 
-	spin_lock(&user_mm_lock);
+	spin_lock(&user_event_mm_lock);
 	umm = t->user_event_mm;
 	WRITE_ONCE(t->user_event_mm, exiting ? USER_EVENT_MM_EXITED : NULL);
 	if (umm == USER_EVENT_MM_EXITED)
 		umm = NULL;
 	if (umm)
 		last = !--umm->members;
-	spin_unlock(&user_mm_lock);
+	spin_unlock(&user_event_mm_lock);
 	if (last)
 		user_event_mm_free(umm);
+}
+
+/*
+ * A new enabler @e of the calling process, not linked yet: watched, with
+ * its word checked (user_enabler_watch()), or -errno and @e freed
+ */
+static int user_enabler_prepare(struct user_enabler *e)
+{
+	struct user_event_mm *umm = current->user_event_mm;
+	struct user_enabler *old;
+
+	/* umm's list and nr_enablers change under event_mutex too */
+	lockdep_assert_held(&event_mutex);
+	old = user_enabler_find(umm, e->addr, e->bit);
+	/* a word unmapped since: the new one at that address replaces it */
+	if (old && old->unmapped && !old->unregistering) {
+		user_enabler_remove(old);
+		old = NULL;
+	}
+	if (old || umm->nr_enablers >= USER_EVENT_MAX_ENABLERS) {
+		kfree(e);
+		return old ? -EADDRINUSE : -ENOSPC;
+	}
+	return user_enabler_watch(e, umm);
+}
+
+/*
+ * Clear the bit of @e, which DIAG_IOCSUNREG is removing: in the caller's
+ * own memory, faulting it in if need be, never once the word's range was
+ * unmapped. @e stays on its process's list meanwhile, so the notifier
+ * marks it if the range goes, also while fixup_user_fault() let go of the
+ * mmap_lock.
+ */
+static void user_enabler_clear(struct user_enabler *e)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long uaddr;
+	bool unlocked;
+	int tries;
+	u32 mask;
+
+	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
+	mmap_read_lock(mm);
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (READ_ONCE(e->unmapped) ||
+		    !user_word_update(mm, uaddr, mask, false))
+			break;
+		unlocked = false;
+		/* a word gone is no error: nothing to clear */
+		if (fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked))
+			break;
+	}
+	mmap_read_unlock(mm);
 }
 
 /* user_events_data ------------------------------------------------------- */
@@ -2622,7 +2736,7 @@ void user_event_mm_leave(struct task_struct *t, bool exiting)
 static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 			     bool created, bool bits)
 {
-	unsigned long slot = (unsigned long)ue | (bits ? USER_SLOT_BITS : 0);
+	unsigned long slot = (unsigned long)ue | (bits ? USER_SLOT_BIT_ABI : 0);
 	struct user_event_refs *old, *refs;
 	int i, count;
 
@@ -2669,36 +2783,13 @@ static char *user_desc_from_user(const char __user *udesc)
 }
 
 /*
- * A new enabler @e of the calling process, not linked yet: watched, with
- * its word checked (user_enabler_watch()), or -errno and @e freed
- */
-static int user_enabler_prepare(struct user_event_enabler *e)
-{
-	struct user_event_mm *umm = current->user_event_mm;
-	struct user_event_enabler *old;
-
-	lockdep_assert_held(&event_mutex);
-	old = user_enabler_find(umm, e->addr, e->bit);
-	/* a word unmapped since: the new one at that address replaces it */
-	if (old && old->unmapped && !old->unregistering) {
-		user_enabler_remove(old);
-		old = NULL;
-	}
-	if (old || umm->nr_enablers >= USER_EVENT_MAX_ENABLERS) {
-		kfree(e);
-		return old ? -EADDRINUSE : -ENOSPC;
-	}
-	return user_enabler_watch(e, umm);
-}
-
-/*
  * Register @desc on @file's fd, @how (UE_GET_*), and link @e to it when
  * given (the enable-bit ABI; the process's now, or freed on an error).
  * Returns the write index or -errno.
  */
-static int user_event_register(struct file *file, const char *desc,
-			       unsigned int how, struct user_event_enabler *e,
-			       struct user_event **uep)
+static int user_event_fd_register(struct file *file, const char *desc,
+				  unsigned int how, struct user_enabler *e,
+				  struct user_event **uep)
 {
 	struct user_event_fd *ufd = file->private_data;
 	bool created = false;
@@ -2711,7 +2802,7 @@ static int user_event_register(struct file *file, const char *desc,
 		if (widx)
 			return widx;
 	}
-	ue = user_event_get(desc, 0, how, &created);
+	ue = user_event_find_or_create(desc, 0, how, &created);
 	if (IS_ERR(ue)) {
 		widx = PTR_ERR(ue);
 		goto undo;
@@ -2722,8 +2813,10 @@ static int user_event_register(struct file *file, const char *desc,
 			user_event_destroy(ue);
 		goto undo;
 	}
-	if (e)
+	if (e) {
+		guard(mutex)(&e->umm->lock);
 		user_enabler_add_event(e, ue);
+	}
 	*uep = ue;
 	return widx;
 undo:
@@ -2748,8 +2841,8 @@ static long user_events_ioctl_reg(struct file *file,
 		return PTR_ERR(no_free_ptr(desc));
 
 	scoped_guard(mutex, &event_mutex) {
-		widx = user_event_register(file, desc, UE_GET_SLOT | UE_GET_KEEP,
-					   NULL, &ue);
+		widx = user_event_fd_register(file, desc,
+					      UE_GET_SLOT | UE_GET_KEEP, NULL, &ue);
 		if (widx < 0)
 			return widx;
 		reg.status_index = ue->index;
@@ -2802,7 +2895,7 @@ static int user_reg_bits_from_user(struct user_reg *reg,
 static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 				       u32 size)
 {
-	struct user_event_enabler *e __free(kfree) = NULL, *linked;
+	struct user_enabler *e __free(kfree) = NULL, *linked;
 	char *desc __free(kfree) = NULL;
 	unsigned int how = 0;
 	struct user_reg reg;
@@ -2835,7 +2928,7 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	scoped_guard(mutex, &event_mutex) {
 		/* the process's now, or freed */
 		linked = no_free_ptr(e);
-		widx = user_event_register(file, desc, how, linked, &ue);
+		widx = user_event_fd_register(file, desc, how, linked, &ue);
 		if (widx < 0)
 			return widx;
 	}
@@ -2866,39 +2959,10 @@ static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
 	return -EINVAL;
 }
 
-/*
- * Clear the bit of @e, which DIAG_IOCSUNREG is removing: in the caller's
- * own memory, faulting it in if need be, never once the word's range was
- * unmapped. @e stays on its process's list meanwhile, so the notifier
- * marks it if the range goes, also while fixup_user_fault() let go of the
- * mmap_lock.
- */
-static void user_enabler_clear(struct user_event_enabler *e)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long uaddr;
-	bool unlocked;
-	int tries;
-	u32 mask;
-
-	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
-	mmap_read_lock(mm);
-	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		if (READ_ONCE(e->unmapped) ||
-		    !user_word_update(mm, uaddr, mask, false))
-			break;
-		unlocked = false;
-		/* a word gone is no error: nothing to clear */
-		if (fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked))
-			break;
-	}
-	mmap_read_unlock(mm);
-}
-
 /* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
 static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 {
-	struct user_event_enabler *e;
+	struct user_enabler *e;
 	struct user_unreg unreg;
 	u32 size;
 	int ret;
@@ -2931,6 +2995,8 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 		 * enablers while one of its threads is here, and a new
 		 * registration at the address does not replace it
 		 */
+		guard(mutex)(&e->umm->lock);
+		guard(mutex)(&e->ue->enablers_lock);
 		e->unregistering = true;
 	}
 	user_enabler_clear(e);
@@ -3128,7 +3194,6 @@ static void __init user_events_off(const char *why)
  */
 static int __init trace_events_user_init_early(void)
 {
-	struct dyn_event_operations *ops = &user_event_ops;
 	int ret;
 
 	status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -3137,12 +3202,7 @@ static int __init trace_events_user_init_early(void)
 		return -ENOMEM;
 	}
 	status_bytes = page_address(status_page);
-	ops->create = user_event_create;
-	ops->show = user_event_show;
-	ops->is_busy = user_event_is_busy;
-	ops->free = user_event_free;
-	ops->match = user_event_match;
-	ret = dyn_event_register(ops);
+	ret = dyn_event_register(&user_event_ops);
 	if (ret)
 		user_events_off("could not register the u: command");
 	return ret;

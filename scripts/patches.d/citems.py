@@ -431,6 +431,15 @@ class Cut:
                 self._set(it, '', 'drop')
             self.log.append('drop %s' % name)
 
+    def drop_prototype(self, name):
+        """Remove the prototype of function @name, not its definition"""
+        found = [it for it in self.find(name) if it.touched != 'drop' and
+                 '{' not in strip_code(it.text)]
+        if len(found) != 1:
+            self._fail('%d prototypes of %r' % (len(found), name))
+        self._set(found[0], '', 'drop')
+        self.log.append('drop the prototype of %s' % name)
+
     def drop_block(self, name):
         """Remove the #if...#endif block that holds @name"""
         it = self.one(name)

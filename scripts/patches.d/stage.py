@@ -125,7 +125,7 @@ def stages(final, gone):
            '#include <linux/sched/signal.h>', '#include <linux/sysctl.h>',
            '#include <linux/workqueue.h>')
     c.drop_member('struct user_event', 'multi', 'persist', 'auto_del',
-                  'enablers')
+                  'enablers', 'enablers_lock')
     c.drop_member('struct user_event', 'index',
                   new='\tu32\t\t\tindex;\t\t/* status byte */\n')
     c.comment('user_event_table', F('perf/event_mutex-comment.c'))
@@ -134,7 +134,7 @@ def stages(final, gone):
 
     # the fd's array holds events, not slots with an ABI bit
     replace(c, 'struct user_event_refs', 'perf/struct-user_event_refs.c')
-    c.drop('USER_SLOT_BITS', 'user_slot_event')
+    c.drop('USER_SLOT_BIT_ABI', 'user_slot_event')
     replace(c, 'user_event_slot_of_fd', 'perf/user_event_of_fd.c')
     replace(c, 'user_event_write_check', 'perf/user_event_write_check.c')
     # with the status page alone, nobody listening is always accepted
@@ -158,27 +158,26 @@ def stages(final, gone):
     replace(c, 'user_event_fd_add', 'perf/user_event_fd_add.c')
     replace(c, 'user_events_release', 'perf/user_events_release.c')
 
-    # one section "Consumers and the status byte", without the enablers
-    title(c, 'user_event_status', 'Consumers and the status byte')
+    # the section "Enable bits", and the consumers without them
     c.drop_section('struct user_event_mm')
-    c.drop('comment before user_event_update_status')
-    c.drop_stmt('user_event_update_status', 'user_event_enabler')
-    c.drop_stmt('user_event_update_status', 'enablers')
+    c.drop_prototype('user_event_update_enablers')
+    c.comment('user_event_update_status',
+              '/* Tell the status byte of @ue that its consumers changed */\n')
+    c.drop_stmt('user_event_update_status', 'user_event_update_enablers')
     c.unwrap_stmt('user_event_update_status', 'index')
-    c.drop_section('struct user_mm_watch')
 
     # auto-deletion and PERSIST
     c.drop('user_event_unused', 'user_event_forget_enabled',
            'user_event_reap_fn', 'user_event_reap_work',
            'user_event_reap', 'user_event_put', 'user_event_adopt')
-    c.drop_stmt('user_event_reg', 'user_event_unused')
+    c.drop_stmt('user_event_consumer_reg', 'user_event_unused')
     c.drop_stmt('user_events_ioctl_del', 'persist')
 
     # MULTI_FORMAT and the user_events_max sysctl
     replace(c, 'user_name_key', 'perf/user_name_key.c')
     c.drop('user_event_find_multi', 'user_event_sysctls')
     c.drop_stmt('user_event_release_memory', 'user_events_count')
-    c.drop_stmt('user_event_register_call', 'USER_EVENTS_MULTI_SYSTEM',
+    c.drop_stmt('user_event_add_trace_call', 'USER_EVENTS_MULTI_SYSTEM',
                 new='\tue->class.system = USER_EVENTS_SYSTEM;\n')
     c.drop_stmt('trace_events_user_init', 'user_event_sysctls')
 
@@ -186,7 +185,8 @@ def stages(final, gone):
     c.drop('UE_GET_SLOT')
     c.drop_param('user_event_alloc', 'how')
     c.drop_stmt('user_event_alloc', 'user_events_count')
-    for member in ('multi', 'persist', 'auto_del', 'enablers'):
+    for member in ('multi', 'persist', 'auto_del', 'enablers',
+                   'enablers_lock'):
         c.drop_stmt('user_event_alloc', member)
     c.drop_stmt('user_event_alloc', 'UE_GET_MULTI',
                 new='\tue->name = d->name;\n')
@@ -196,23 +196,23 @@ def stages(final, gone):
     c.drop_stmt('user_event_create_spec', 'UE_GET_SLOT',
                 new='\tret = user_event_add_slot(ue);\n')
     c.unwrap_stmt('user_event_create_spec', 'index')
-    c.comment('user_event_get', F('perf/user_event_get-comment.c'))
-    c.drop_param('user_event_get', 'how')
-    c.drop_stmt('user_event_get', 'UE_GET_MULTI',
+    c.comment('user_event_find_or_create', F('perf/user_event_find_or_create-comment.c'))
+    c.drop_param('user_event_find_or_create', 'how')
+    c.drop_stmt('user_event_find_or_create', 'UE_GET_MULTI',
                 new='\tue = user_event_find(d.name);\n')
-    c.drop_stmt('user_event_get', 'user_event_adopt')
-    c.drop_arg('user_event_get', 'user_event_create_spec', 1)
-    c.drop_arg('user_event_create', 'user_event_get', 2)
+    c.drop_stmt('user_event_find_or_create', 'user_event_adopt')
+    c.drop_arg('user_event_find_or_create', 'user_event_create_spec', 1)
+    c.drop_arg('user_event_create', 'user_event_find_or_create', 2)
     c.comment('user_event_destroy',
               '/* Delete @ue unless an fd holds it or a consumer is attached */\n')
     c.unwrap_stmt('user_event_destroy', 'index')
 
     # registering: the status page only
-    c.drop('user_enabler_prepare', 'user_event_register')
+    c.drop('user_event_fd_register')
     replace(c, 'user_events_ioctl_reg', 'perf/user_events_ioctl_reg.c')
     c.drop('user_bit_check', 'user_reg_bits_from_user',
            'user_events_ioctl_reg_bits', 'user_events_ioctl_reg_any',
-           'user_enabler_clear', 'user_events_ioctl_unreg', 'DIAG_IOCSUNREG32')
+           'user_events_ioctl_unreg', 'DIAG_IOCSUNREG32')
     c.drop_stmt('user_events_ioctl', 'DIAG_IOCSUNREG')
     c.drop_stmt('user_events_ioctl', 'user_events_ioctl_reg_any',
                 new='\t\treturn user_events_ioctl_reg(file, '
@@ -227,7 +227,7 @@ def stages(final, gone):
     c.drop_block('user_event_perf')
     c.comment('user_event_call_probe',
               '/*\n * One consumer\'s probe. The kind that attaches '
-              '(user_event_reg()), ftrace,\n * is called directly, its body '
+              '(user_event_consumer_reg()), ftrace,\n * is called directly, its body '
               'inline in the writer: no call through the\n * pointer, no probe '
               'prologue, on the path of every record. The probe\'s\n * address '
               'tells it, and only a probe of ours is called: a removal that\n'
@@ -247,7 +247,7 @@ def stages(final, gone):
            '#endif\n', '')
     c.drop_stmt('user_event_status', 'perf_users',
                 new='\treturn ue->ftrace_users ? EVENT_STATUS_FTRACE : 0;\n')
-    replace(c, 'user_event_reg', 'dynevents/user_event_reg.c')
+    replace(c, 'user_event_consumer_reg', 'dynevents/user_event_consumer_reg.c')
     c.drop('user_flags_have')
     c.drop_stmt('user_event_alloc', 'bpf_iter')
     c.edit('user_consumer_names', '\t[EVENT_BIT_PERF] = "perf",\n', '')
@@ -257,12 +257,13 @@ def stages(final, gone):
     c = Cut(s, 'printfmt.c')
     c.drop('#include "trace_dynevent.h"')
     c.drop_member('struct user_event', 'devent')
-    c.drop('user_event_ops', 'to_user_event')
-    c.drop_stmt('user_event_register_call', 'dyn_event_init')
-    c.drop_stmt('user_event_register_call', 'dyn_event_add',
+    c.drop('to_user_event')
+    c.drop_stmt('user_event_add_trace_call', 'dyn_event_init')
+    c.drop_stmt('user_event_add_trace_call', 'dyn_event_add',
                 new='\treturn 0;\n')
     c.drop_stmt('user_event_destroy', 'dyn_event_remove')
     c.drop_section('user_event_create')
+    c.drop_prototype('user_event_ops')
     # the early initcall keeps making the status page, without the u: command
     replace(c, 'trace_events_user_init_early',
             'printfmt/trace_events_user_init_early.c')
@@ -273,7 +274,7 @@ def stages(final, gone):
     c = Cut(s, 'core.c')
     c.drop('user_field_fmt', 'user_event_set_print_fmt')
     title(c, 'user_field_fmt', 'Output')
-    c.edit('user_event_register_call',
+    c.edit('user_event_add_trace_call',
            '\tret = user_event_set_print_fmt(ue);\n\tif (ret)\n\t\treturn ret;\n',
            '')
     done(c, 'core.c', final, gone)

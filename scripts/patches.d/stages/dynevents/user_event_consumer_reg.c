@@ -1,5 +1,5 @@
-static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
-			  void *data)
+static int user_event_consumer_reg(struct trace_event_call *call,
+				   enum trace_reg type, void *data)
 {
 	struct user_event *ue = call->data;
 	int ret = 0;
