@@ -177,6 +177,7 @@ def stages(final, gone):
     replace(c, 'user_name_key', 'perf/user_name_key.c')
     c.drop('user_event_find_multi', 'user_event_sysctls')
     c.drop_stmt('user_event_release_memory', 'user_events_count')
+    c.drop_stmt('user_event_release_memory', 'enablers_lock')
     c.drop_stmt('user_event_add_trace_call', 'USER_EVENTS_MULTI_SYSTEM',
                 new='\tue->class.system = USER_EVENTS_SYSTEM;\n')
     c.drop_stmt('trace_events_user_init', 'user_event_sysctls')
