@@ -10,7 +10,10 @@
  * The expected kernel state of the enable-bit ABI: the events a scenario
  * made with their references, the process's enablers and a shadow copy of
  * the memory they name, from which the driver predicts each errno, each
- * word and when each event goes.
+ * word and when each event goes. For the race scenario: the pages a thread
+ * maps over the words, with when each mapping began, and the registrations
+ * with when each returned, from which the driver knows which bits of which
+ * page the kernel may write, and which errnos a call may return.
  *
  * The driver (fuzz_test.c: generation, system calls, checks, options)
  * includes it once; it holds no randomness and makes no system call.
@@ -18,6 +21,7 @@
 #ifndef FUZZ_MODEL_H
 #define FUZZ_MODEL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -603,6 +607,140 @@ static void drop_enabler(int i)
 {
 	shadow_set(bits.en[i].addr, bits.en[i].bit, 0);
 	bits.en[i] = bits.en[--bits.nr_en];
+}
+
+/* Races of the enable-bit ABI ---------------------------------------------------- */
+
+/*
+ * While the test registers, unregisters, attaches and detaches consumers
+ * and forks, with signals coming, a thread of its own moves pages over the
+ * words (mremap()), maps pages of a memfd over them, unmaps them or moves
+ * them away. What the kernel may write, then: a bit of a page only for an
+ * enabler whose registration returned after that page's mapping began (one
+ * that returned before named the page that was there then, which went).
+ * Every other bit of a page stays as the thread filled it, and a page moved
+ * away stays as it was when it moved. A ticket (one counter for both
+ * threads) orders the registrations' returns and the mappings' starts; a
+ * generation per page, odd while the thread changes it, tells a system call
+ * of the test that met no change of the page, whose errno the model then
+ * predicts exactly.
+ */
+#define RACE_SLOTS	4	/* pages of words, at fixed addresses */
+#define RACE_WORDS	2	/* words of a page the registrations name */
+#define RACE_BITS	4	/* bits of a word they name: race_bits[] */
+#define RACE_REGS	256	/* successful registrations of a scenario, at most */
+#define RACE_SPARES	32	/* pages the thread fills and moves over a word */
+#define RACE_MEMFD	32	/* memfd pages it maps over a word, each once */
+#define RACE_GRAVES	16	/* pages it moves a word to, each once */
+#define RACE_FORKS	3	/* children of a scenario, at most */
+
+static const int race_bits[RACE_BITS] = { 0, 5, 31, 33 };
+
+enum race_key_state { RK_NONE, RK_HELD, RK_MAYBE };
+
+/* What a registration may return: 0, EFAULT, EADDRINUSE */
+#define RACE_OK		0x1
+#define RACE_EFAULT	0x2
+#define RACE_INUSE	0x4
+
+struct race_slot {
+	unsigned char *addr;
+	unsigned char *shadow;	/* what the page holds, but for the bits of enablers */
+	int mapped;		/* a page of ours is there */
+	unsigned long begin;	/* the ticket taken as its mapping began */
+	unsigned long gen;	/* __atomic; odd while the thread changes the page */
+};
+
+/* An (address, bit) the test registers: whether the process has an enabler there */
+struct race_key {
+	int state;		/* enum race_key_state */
+	unsigned long gen;	/* the page's gen when it was registered, odd if unknown */
+};
+
+/* A registration that returned 0: it may write its bit in a page mapped before that */
+struct race_reg {
+	int slot, word, bit;
+	unsigned long end;	/* the ticket taken when it returned */
+};
+
+static struct {
+	struct race_slot slot[RACE_SLOTS];
+	int word_off[RACE_WORDS];	/* in the page, 8-aligned */
+	struct race_key key[RACE_SLOTS][RACE_WORDS][RACE_BITS];
+	struct race_reg reg[RACE_REGS];
+	int nr_reg;
+	unsigned char *grave[RACE_GRAVES];	/* where the thread moved a word, or NULL */
+	unsigned char *grave_shadow[RACE_GRAVES];	/* as it was when it moved */
+} race;
+
+/*
+ * A registration of key (@s, @w, @b): the page's gen before and after it
+ * (@g1, @g2) and whether it was mapped; what it may return
+ */
+static int race_reg_allowed(int s, int w, int b, unsigned long g1, unsigned long g2,
+			    int mapped)
+{
+	const struct race_key *k = &race.key[s][w][b];
+	int stable = g1 == g2 && !(g1 & 1);
+
+	if (k->state == RK_NONE)
+		return !stable ? RACE_OK | RACE_EFAULT : mapped ? RACE_OK : RACE_EFAULT;
+	/* the page of the enabler it has is there: that one is in use */
+	if (k->state == RK_HELD && stable && mapped && k->gen == g1)
+		return RACE_INUSE;
+	/* else it may have gone with its page, and a new one replace it */
+	return RACE_OK | RACE_EFAULT | RACE_INUSE;
+}
+
+/* After that registration returned @ret (0 or -errno), at ticket @end */
+static void race_reg_done(int s, int w, int b, int ret, unsigned long g1,
+			  unsigned long g2, int mapped, unsigned long end)
+{
+	struct race_key *k = &race.key[s][w][b];
+
+	if (ret == -EFAULT) {
+		/* an enabler whose page went may have gone with the refusal */
+		if (k->state == RK_HELD)
+			k->state = RK_MAYBE;
+		return;
+	}
+	if (ret == -EADDRINUSE && k->state == RK_MAYBE) {
+		/* it has one, on a page the model does not know */
+		k->state = RK_HELD;
+		k->gen = 1;
+	}
+	if (ret)
+		return;
+	k->state = RK_HELD;
+	k->gen = g1 == g2 && !(g1 & 1) && mapped ? g1 : 1;
+	if (race.nr_reg == RACE_REGS)
+		fail("internal", "too many registrations in a race scenario");
+	race.reg[race.nr_reg++] = (struct race_reg){ s, w, b, end };
+}
+
+/* DIAG_IOCSUNREG of the key may return 0 (1), ENOENT (2), either (3); then none */
+static int race_unreg(int s, int w, int b)
+{
+	int state = race.key[s][w][b].state;
+
+	race.key[s][w][b].state = RK_NONE;
+	return state == RK_HELD ? 1 : state == RK_NONE ? 2 : 3;
+}
+
+/* Into @mask (a page): the bits of slot @s's page that enablers may write */
+static void race_writable(int s, unsigned char *mask, int size)
+{
+	const struct race_slot *sl = &race.slot[s];
+	int i;
+
+	memset(mask, 0, size);
+	for (i = 0; i < race.nr_reg; i++) {
+		const struct race_reg *r = &race.reg[i];
+
+		if (r->slot == s && r->end > sl->begin)
+			mask[race.word_off[r->word] + race_bits[r->bit] / 8] |=
+				1 << (race_bits[r->bit] % 8);
+	}
 }
 
 #endif /* FUZZ_MODEL_H */

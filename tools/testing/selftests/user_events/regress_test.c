@@ -678,6 +678,655 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 }
 
 /*
+ * A thread and the test started together, each after a random spin, so that
+ * the thread's munmap()/mremap() lands anywhere in the test's system call;
+ * maybe a second thread too, without a head start
+ */
+struct race {
+	pthread_barrier_t start, done;
+	void (*fn)(struct race *r);	/* the thread's side, once per round */
+	void (*fn2)(struct race *r);	/* the second thread's, or NULL */
+	const char *aux;		/* an event the second thread toggles */
+	char *addr;			/* the word's page */
+	char *spare;			/* a page to move over it (mremap) */
+	int memfd;			/* or a page of this to map there */
+	long page;
+	int round;
+	unsigned int spin;		/* spins of the longest head start */
+	unsigned int seed;
+	pthread_t tid, tid2;
+	pid_t main_tid;			/* the test's thread, for tgkill() */
+	int signals;			/* SIGUSR1 to it too, sometimes */
+	int stop;
+};
+
+static void spin_for(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void *race_thread(void *arg)
+{
+	struct race *r = arg;
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (r->stop)
+			return NULL;
+		spin_for(rand_r(&r->seed) % r->spin);
+		r->fn(r);
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static void *race_thread2(void *arg)
+{
+	struct race *r = arg;
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (r->stop)
+			return NULL;
+		r->fn2(r);
+		pthread_barrier_wait(&r->done);
+	}
+}
+
+static int race_start(struct race *r, void (*fn)(struct race *r))
+{
+	int n = r->fn2 ? 3 : 2;
+
+	r->fn = fn;
+	r->page = getpagesize();
+	r->seed = getpid();
+	r->main_tid = gettid();
+	pthread_barrier_init(&r->start, NULL, n);
+	pthread_barrier_init(&r->done, NULL, n);
+	if (r->fn2 && pthread_create(&r->tid2, NULL, race_thread2, r))
+		return -1;
+	return pthread_create(&r->tid, NULL, race_thread, r);
+}
+
+/* One round: the thread's side runs while the caller runs its own */
+static void race_go(struct race *r)
+{
+	pthread_barrier_wait(&r->start);
+	spin_for(rand_r(&r->seed) % r->spin);
+}
+
+static void race_wait(struct race *r)
+{
+	pthread_barrier_wait(&r->done);
+	r->round++;
+}
+
+static void race_stop(struct race *r)
+{
+	r->stop = 1;
+	pthread_barrier_wait(&r->start);
+	pthread_join(r->tid, NULL);
+	if (r->fn2)
+		pthread_join(r->tid2, NULL);
+	pthread_barrier_destroy(&r->start);
+	pthread_barrier_destroy(&r->done);
+}
+
+/*
+ * Spins that take about as long as a registration and its unregistration
+ * of @desc on @fd at @word, so that the head starts cover the whole ioctl.
+ * Each measured for 50 ms at least: the guest's clock may tick coarsely.
+ */
+static unsigned int race_calibrate(int fd, const char *desc, void *word)
+{
+	unsigned long long spins = 0, pairs = 0, pairs_us, spin_us;
+	long long t = now_us();
+
+	do {
+		if (uet_register_bits(fd, desc, word, 4, 0, 0, NULL) ||
+		    uet_unregister_bits(fd, word, 0))
+			return 0;
+		pairs++;
+	} while ((pairs_us = now_us() - t) < 50000);
+	t = now_us();
+	do {
+		spin_for(10000);
+		spins += 10000;
+	} while ((spin_us = now_us() - t) < 50000);
+	return spins * pairs_us / pairs / spin_us + 1;
+}
+
+/* A fresh private page at @addr, every byte @c */
+static int map_filled(char *addr, long page, int c)
+{
+	if (mmap(addr, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != addr)
+		return -1;
+	memset(addr, c, page);
+	return 0;
+}
+
+/* The first byte of @p that is not @c (read as the kernel may write it), or -1 */
+static long not_filled(const char *p, long len, int c)
+{
+	long i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)__atomic_load_n(&p[i], __ATOMIC_RELAXED) != (unsigned char)c)
+			return i;
+	return -1;
+}
+
+/* An event made through the status page (it stays), enabled in ftrace */
+static int race_event(const char *desc, const char *name, int *ctl)
+{
+	struct user_status_reg reg;
+
+	*ctl = open(UE_DATA, O_RDWR);
+	if (*ctl < 0 || uet_register(*ctl, desc, &reg))
+		return -1;
+	return uet_enable("", name, 1);
+}
+
+static void race_event_end(const char *name, int ctl)
+{
+	uet_enable("", name, 0);
+	close(ctl);
+	ctl = open(UE_DATA, O_RDWR);
+	uet_delete(ctl, name);
+	close(ctl);
+}
+
+#define RACE_BIT	1	/* the bit of the word */
+
+/*
+ * What a page mapped after the munmap() holds in round @i: the bit set in
+ * odd rounds, where a clear would show, clear in even ones, where a set would
+ */
+static int fill_of(int i)
+{
+	return i & 1 ? 0x5a : 0xa5;
+}
+
+/*
+ * The page at @addr still holds @c everywhere (after @what): 1, or 0 with
+ * the first difference logged for the first bad round
+ */
+static int still_filled(struct __test_metadata *_metadata, const char *addr, long page,
+			int c, int round, int bad_rounds, const char *what)
+{
+	long bad = not_filled(addr, page, c);
+
+	if (bad < 0)
+		return 1;
+	if (!bad_rounds)
+		TH_LOG("round %d, %s: byte %ld of the page mapped after the munmap is %#x, was %#x",
+		       round, what, bad, (unsigned char)addr[bad], c);
+	return 0;
+}
+
+static void unmap_word(struct race *r)
+{
+	munmap(r->addr, r->page);
+}
+
+/*
+ * Another event's consumer comes or goes: the kernel holds event_mutex
+ * while it attaches it, and a registration waits for it meanwhile
+ */
+static void toggle_aux(struct race *r)
+{
+	uet_enable("", r->aux, r->round & 1);
+}
+
+/*
+ * Failure: the word faulted in before the enabler was linked. An munmap()
+ * by another thread in between went unseen, and whatever the process mapped
+ * at that address later got the bit. The event has a consumer all along;
+ * a thread munmaps the word's page while the test registers a bit there,
+ * and a third attaches or detaches another event's consumer at that moment
+ * (the kernel holds event_mutex meanwhile, and a registration that waits
+ * for it in its middle widens the window). Either the registration fails
+ * with EFAULT (the word was gone when the kernel looked) and there is
+ * nothing to unregister, or it succeeds and the kernel never writes the
+ * address again: a page mapped there afterwards keeps its bytes through a
+ * disable, an enable and the DIAG_IOCSUNREG of the enabler, which stays
+ * until then. A race: a round that misses the window passes. On the
+ * kernel before the fix, 18 to 56 of the 250 rounds wrote into the new
+ * page in each of 8 runs.
+ */
+#define RACE_ROUNDS	250
+
+TEST_F_TIMEOUT(slow, munmap_during_register, 300)
+{
+	int fd = open(UE_DATA, O_RDWR), ctl, ctl2, ret, i, c, ok = 0, efault = 0, bad = 0, good;
+	struct race r = { .fn2 = toggle_aux, .aux = "rg_mreg_aux" };
+	long long t = now_us();
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, race_event("rg_mreg u32 a", "rg_mreg", &ctl));
+	ASSERT_EQ(0, race_event("rg_mreg_aux u32 a", "rg_mreg_aux", &ctl2));
+	r.addr = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r.addr);
+	r.spin = race_calibrate(fd, "rg_mreg u32 a", r.addr);
+	ASSERT_LT(0, r.spin);
+	ASSERT_EQ(0, race_start(&r, unmap_word));
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		ASSERT_EQ(0, map_filled(r.addr, r.page, 0));
+		race_go(&r);
+		ret = uet_register_bits(fd, "rg_mreg u32 a", r.addr, 4, RACE_BIT, 0, NULL);
+		race_wait(&r);
+		EXPECT_TRUE(!ret || ret == -EFAULT) TH_LOG("round %d: %d", i, ret);
+		ok += !ret;
+		efault += ret == -EFAULT;
+		/* another page at the address, then status changes for it to miss */
+		c = fill_of(i);
+		ASSERT_EQ(0, map_filled(r.addr, r.page, c));
+		ASSERT_EQ(0, uet_enable("", "rg_mreg", 0));
+		good = still_filled(_metadata, r.addr, r.page, c, i, bad, "disabled");
+		ASSERT_EQ(0, uet_enable("", "rg_mreg", 1));
+		good = good && still_filled(_metadata, r.addr, r.page, c, i, bad, "enabled");
+		/* registered: still there; refused: nothing to drop */
+		EXPECT_EQ(ret ? -ENOENT : 0, uet_unregister_bits(fd, r.addr, RACE_BIT))
+			TH_LOG("round %d: registration %d", i, ret);
+		good = good && still_filled(_metadata, r.addr, r.page, c, i, bad,
+					    "DIAG_IOCSUNREG");
+		bad += !good;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the new page", bad, i);
+	TH_LOG("%d rounds in %lld ms (head starts up to %u spins): %d registered, %d EFAULT",
+	       i, (now_us() - t) / 1000, r.spin, ok, efault);
+	race_stop(&r);
+	munmap(r.addr, r.page);
+	close(fd);
+	race_event_end("rg_mreg", ctl);
+	race_event_end("rg_mreg_aux", ctl2);
+}
+
+/*
+ * What the thread maps over the word, all 0xff, by round: a populated page
+ * moved there (mremap), a page of the memfd mapped over it, or the same
+ * after an munmap() of its own
+ */
+static void replace_word(struct race *r)
+{
+	if (r->round % 3 == 0) {
+		mremap(r->spare, r->page, r->page, MREMAP_MAYMOVE | MREMAP_FIXED, r->addr);
+		return;
+	}
+	if (r->round % 3 == 2)
+		munmap(r->addr, r->page);
+	mmap(r->addr, r->page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->memfd, 0);
+}
+
+/* The thread's page for round @r->round, all 0xff; 0 or -1 */
+static int spare_page(struct race *r)
+{
+	static unsigned char ff[4096 * 16];
+
+	if (r->round % 3 == 0) {
+		r->spare = mmap(NULL, r->page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r->spare == MAP_FAILED)
+			return -1;
+		memset(r->spare, 0xff, r->page);
+		return 0;
+	}
+	memset(ff, 0xff, sizeof(ff));
+	return pwrite(r->memfd, ff, r->page, 0) == r->page ? 0 : -1;
+}
+
+#define UNREG_ROUNDS	300
+#define READER_MB	8
+
+/*
+ * The rounds of munmap_during_unregister in that order: 20 of 300, a page
+ * moved over the word or a memfd page mapped over it (an munmap() first
+ * leaves nothing for the old kernel to write into)
+ */
+static int in_order_round(int i)
+{
+	return i % 30 == 4 || i % 30 == 9;
+}
+
+/*
+ * The order of munmap_during_unregister's window, forced: a thread holds
+ * the mmap_lock for reading (MADV_POPULATE_WRITE of READER_MB), the one
+ * that replaces the word waits behind it for writing, and only then does
+ * the test unregister, whose read of the lock waits behind that writer.
+ */
+struct ordered {
+	struct race *r;
+	char *mem;
+	pid_t tid;		/* __atomic: the thread's, once it runs */
+	int done;		/* __atomic */
+};
+
+static void *populate_thread(void *arg)
+{
+	struct ordered *o = arg;
+
+	__atomic_store_n(&o->tid, gettid(), __ATOMIC_RELEASE);
+	madvise(o->mem, READER_MB << 20, MADV_POPULATE_WRITE);
+	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *replace_thread(void *arg)
+{
+	struct ordered *o = arg;
+
+	__atomic_store_n(&o->tid, gettid(), __ATOMIC_RELEASE);
+	replace_word(o->r);
+	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Field @field (3: the state, and on) of /proc/self/task/@tid/stat, "" if none */
+static void task_stat(pid_t tid, int field, char *out, size_t size)
+{
+	char path[64], buf[512], *p;
+	int fd, n, i;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* after the command's ")", field 3 (the state) on */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < field; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		snprintf(out, size, "%.*s", (int)strcspn(p + 1, " "), p + 1);
+}
+
+/* Wait up to 5 s for @o's thread to start, then for @ready of it; 1 if so */
+static int wait_task(struct ordered *o, int (*ready)(pid_t tid))
+{
+	pid_t tid;
+	int k;
+
+	for (k = 0; k < 50000; k++) {
+		tid = __atomic_load_n(&o->tid, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&o->done, __ATOMIC_ACQUIRE))
+			return 0;
+		if (tid && ready(tid))
+			return 1;
+		usleep(100);
+	}
+	return 0;
+}
+
+/* It faulted pages in: it holds the mmap_lock, for reading */
+static int populating(pid_t tid)
+{
+	char v[32];
+
+	task_stat(tid, 10, v, sizeof(v));
+	return atol(v) > 0;
+}
+
+/* It sleeps (uninterruptibly): waiting for the mmap_lock */
+static int blocked(pid_t tid)
+{
+	char v[32];
+
+	task_stat(tid, 3, v, sizeof(v));
+	return v[0] == 'D';
+}
+
+/*
+ * One round of munmap_during_unregister in that order; the unregistration's
+ * result in *@ret. Returns 1 when the order held (the replacement waited
+ * for the lock when the unregistration began), 0 when the reader was done
+ * too soon, -1 without a thread.
+ */
+static int ordered_unregister(struct race *r, char *mem, int fd, int *ret)
+{
+	struct ordered reader = { .r = r, .mem = mem }, writer = { .r = r };
+	pthread_t rt, wt;
+	int held = 0;
+
+	if (pthread_create(&rt, NULL, populate_thread, &reader))
+		return -1;
+	if (wait_task(&reader, populating) &&
+	    !pthread_create(&wt, NULL, replace_thread, &writer)) {
+		held = wait_task(&writer, blocked) &&
+		       !__atomic_load_n(&reader.done, __ATOMIC_ACQUIRE);
+		*ret = uet_unregister_bits(fd, r->addr, RACE_BIT);
+		pthread_join(wt, NULL);
+	} else {
+		*ret = uet_unregister_bits(fd, r->addr, RACE_BIT);
+		replace_word(r);
+	}
+	pthread_join(rt, NULL);
+	madvise(mem, READER_MB << 20, MADV_DONTNEED);
+	return held;
+}
+
+/*
+ * Failure: DIAG_IOCSUNREG took the enabler off the process's list and
+ * looked whether its range was unmapped, then cleared the bit later, after
+ * fault-in could have let go of the mmap_lock: an munmap() and a new
+ * mapping at the address in between went unseen, and the new page lost a
+ * bit. The event has a consumer, the word its bit; a thread maps a page of
+ * 0xff bytes over the word (mremap() of a populated page, or mmap() of a
+ * memfd page with or without an munmap() first) while the test
+ * unregisters. The unregistration succeeds (the enabler was there), and
+ * the page at the address is all 0xff afterwards, and after a status
+ * change once the enabler is gone. A race, but 20 rounds force the order
+ * of the window (ordered_unregister()): on the kernel before the fix,
+ * every one of those that held it (19 of 20) wrote into the new page, and
+ * 4 to 29 of the 280 others did, in each of 4 runs.
+ */
+TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
+{
+	int fd = open(UE_DATA, O_RDWR), ctl, ret, i, bad = 0, good, bad_how[3] = { 0 };
+	int ordered = 0, bad_ordered = 0, in_order;
+	struct race r = { 0 };
+	long long t = now_us();
+	char *mem;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, race_event("rg_munreg u32 a", "rg_munreg", &ctl));
+	r.addr = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r.addr);
+	r.memfd = memfd_create("rg_munreg", 0);
+	ASSERT_LE(0, r.memfd);
+	ASSERT_EQ(0, ftruncate(r.memfd, getpagesize()));
+	mem = mmap(NULL, READER_MB << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	r.spin = race_calibrate(fd, "rg_munreg u32 a", r.addr);
+	ASSERT_LT(0, r.spin);
+	ASSERT_EQ(0, race_start(&r, replace_word));
+	for (i = 0; i < UNREG_ROUNDS; i++) {
+		ASSERT_EQ(0, map_filled(r.addr, r.page, 0));
+		ASSERT_EQ(0, uet_register_bits(fd, "rg_munreg u32 a", r.addr, 4, RACE_BIT,
+					       0, NULL));
+		ASSERT_EQ(1u << RACE_BIT, __atomic_load_n((__u32 *)r.addr, __ATOMIC_RELAXED));
+		ASSERT_EQ(0, spare_page(&r));
+		in_order = 0;
+		if (in_order_round(i)) {
+			in_order = ordered_unregister(&r, mem, fd, &ret);
+			ASSERT_LE(0, in_order);
+			ordered += in_order;
+			r.round++;
+		} else {
+			race_go(&r);
+			ret = uet_unregister_bits(fd, r.addr, RACE_BIT);
+			race_wait(&r);
+		}
+		EXPECT_EQ(0, ret) TH_LOG("round %d", i);
+		good = still_filled(_metadata, r.addr, r.page, 0xff, i, bad, "DIAG_IOCSUNREG");
+		EXPECT_EQ(-ENOENT, uet_unregister_bits(fd, r.addr, RACE_BIT));
+		/* the enabler is gone: a status change writes nothing (every 4th round) */
+		if (!(i % 4)) {
+			ASSERT_EQ(0, uet_enable("", "rg_munreg", 0));
+			ASSERT_EQ(0, uet_enable("", "rg_munreg", 1));
+			good = good && still_filled(_metadata, r.addr, r.page, 0xff, i, bad,
+						    "a status change");
+		}
+		bad += !good;
+		bad_how[i % 3] += !good;
+		bad_ordered += !good && in_order;
+		munmap(r.addr, r.page);
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the new page; after mremap() %d; "
+				 "after mmap() %d, after munmap() and mmap() %d; in order %d of %d",
+				 bad, i, bad_how[0], bad_how[1], bad_how[2], bad_ordered, ordered);
+	TH_LOG("%d rounds in %lld ms (head starts up to %u spins), %d of %d in the order forced",
+	       i, (now_us() - t) / 1000, r.spin, ordered, 2 * i / 30);
+	munmap(mem, READER_MB << 20);
+	race_stop(&r);
+	close(r.memfd);
+	close(fd);
+	race_event_end("rg_munreg", ctl);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* A populated page of fill_of(round) moved over the word; SIGUSR1 too, at times */
+static void move_over_word(struct race *r)
+{
+	int sig = r->signals && rand_r(&r->seed) % 2;
+
+	if (sig && rand_r(&r->seed) % 2)
+		syscall(SYS_tgkill, getpid(), r->main_tid, SIGUSR1);
+	mremap(r->spare, r->page, r->page, MREMAP_MAYMOVE | MREMAP_FIXED, r->addr);
+	if (sig)
+		syscall(SYS_tgkill, getpid(), r->main_tid, SIGUSR1);
+}
+
+/*
+ * The child of fork_during_munmap: what is at @addr is the word (the fork
+ * came first) or the page of @c bytes the parent's thread moved there. The
+ * latter is not the word: it stays as it is. Over the word the child maps
+ * a page of its own, which is not the word either. The parent changes the
+ * event's status twice, a byte on @go after each; exit 1 when a bit came.
+ */
+static int fork_child(char *addr, long page, int c, int ready, int go)
+{
+	char got = not_filled(addr, page, c) < 0 ? 'm' : 'w';
+	int i;
+
+	if (got == 'w') {
+		c = 0xa5;
+		if (map_filled(addr, page, c))
+			return 2;
+	}
+	if (write(ready, &got, 1) != 1)
+		return 3;
+	for (i = 0; i < 2; i++)
+		if (read(go, &got, 1) != 1 || not_filled(addr, page, c) >= 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Failure: a fork() racing an munmap() of the word gave the child an
+ * enabler for memory it does not have as the word, or left the child's
+ * copy unwatched. A thread moves a page of known bytes over the parent's
+ * word (sometimes with SIGUSR1 to the forking thread, which makes the kernel
+ * watch the child's memory from a worker) while the test forks. The child
+ * has the word or that page: the page keeps its bytes through a disable
+ * and an enable; over the word the child maps a page of its own at once,
+ * which keeps its bytes too. So does the parent's new page, and its
+ * enabler stays until DIAG_IOCSUNREG. A race: a round that misses the
+ * window passes. The kernel before the fix passes it too (its fork()
+ * skipped the enablers the parent's munmap() had marked, and a child was
+ * watched before it ran): it guards that order.
+ */
+#define FORK_ROUNDS	100
+
+TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+	int fd = open(UE_DATA, O_RDWR), ctl, i, c, bad = 0, good, status, word = 0;
+	int ready[2], go[2];
+	struct race r = { .signals = 1 };
+	long long t = now_us();
+	char got;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, race_event("rg_mfork u32 a", "rg_mfork", &ctl));
+	r.addr = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r.addr);
+	/* a fork takes longer than a registration: twice the ioctl's */
+	r.spin = 2 * race_calibrate(fd, "rg_mfork u32 a", r.addr);
+	ASSERT_LT(0, r.spin);
+	ASSERT_EQ(0, race_start(&r, move_over_word));
+	for (i = 0; i < FORK_ROUNDS; i++) {
+		c = fill_of(i);
+		ASSERT_EQ(0, map_filled(r.addr, r.page, 0));
+		ASSERT_EQ(0, uet_register_bits(fd, "rg_mfork u32 a", r.addr, 4, RACE_BIT,
+					       0, NULL));
+		r.spare = mmap(NULL, r.page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, r.spare);
+		memset(r.spare, c, r.page);
+		race_go(&r);
+		pid = fork();
+		if (pid == 0)
+			_exit(fork_child(r.addr, r.page, c, ready[1], go[0]));
+		race_wait(&r);
+		ASSERT_LE(0, pid);
+		ASSERT_EQ(1, read(ready[0], &got, 1));
+		word += got == 'w';
+		ASSERT_EQ(0, uet_enable("", "rg_mfork", 0));
+		good = still_filled(_metadata, r.addr, r.page, c, i, bad, "disabled");
+		ASSERT_EQ(1, write(go[1], &got, 1));
+		ASSERT_EQ(0, uet_enable("", "rg_mfork", 1));
+		good = good && still_filled(_metadata, r.addr, r.page, c, i, bad, "enabled");
+		ASSERT_EQ(1, write(go[1], &got, 1));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("round %d: the child (%s) exited with %#x", i,
+			       got == 'w' ? "had the word" : "had the new page", status);
+		EXPECT_EQ(0, uet_unregister_bits(fd, r.addr, RACE_BIT)) TH_LOG("round %d", i);
+		good = good && still_filled(_metadata, r.addr, r.page, c, i, bad,
+					    "DIAG_IOCSUNREG");
+		bad += !good;
+		munmap(r.addr, r.page);
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the parent's new page", bad, i);
+	TH_LOG("%d rounds in %lld ms (head starts up to %u spins): the child had the word in %d",
+	       i, (now_us() - t) / 1000, r.spin, word);
+	race_stop(&r);
+	signal(SIGUSR1, SIG_DFL);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	close(fd);
+	race_event_end("rg_mfork", ctl);
+}
+
+/*
  * Failure: kernel memory that a registration makes the kernel allocate,
  * not charged to the caller: a process in a memory-limited cgroup could
  * grow kernel memory past its limit through user_events. A child in a
