@@ -209,7 +209,11 @@ static u64 user_event_multi_id;
 static struct page *status_page;
 static u8 *status_bytes;
 
-/* the u: command of dynamic_events, with its functions below */
+/*
+ * The u: command of dynamic_events: filled in and registered at boot
+ * (trace_events_user_init_early()); not const, dyn_event_register() links
+ * it into its list
+ */
 static struct dyn_event_operations user_event_ops;
 
 static struct user_event *to_user_event(struct dyn_event *ev)
@@ -2076,15 +2080,6 @@ static bool user_event_match(const char *system, const char *event,
 	return !argc || user_event_args_match(ue, argc, argv);
 }
 
-/* Not const: dyn_event_register() links it into its list */
-static struct dyn_event_operations user_event_ops = {
-	.create		= user_event_create,
-	.show		= user_event_show,
-	.is_busy	= user_event_is_busy,
-	.free		= user_event_free,
-	.match		= user_event_match,
-};
-
 /* Enable bits ------------------------------------------------------------ */
 
 /*
@@ -3194,6 +3189,7 @@ static void __init user_events_off(const char *why)
  */
 static int __init trace_events_user_init_early(void)
 {
+	struct dyn_event_operations *ops = &user_event_ops;
 	int ret;
 
 	status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -3202,7 +3198,12 @@ static int __init trace_events_user_init_early(void)
 		return -ENOMEM;
 	}
 	status_bytes = page_address(status_page);
-	ret = dyn_event_register(&user_event_ops);
+	ops->create = user_event_create;
+	ops->show = user_event_show;
+	ops->is_busy = user_event_is_busy;
+	ops->free = user_event_free;
+	ops->match = user_event_match;
+	ret = dyn_event_register(ops);
 	if (ret)
 		user_events_off("could not register the u: command");
 	return ret;
