@@ -7,42 +7,35 @@
 struct task_struct;
 
 #ifdef CONFIG_USER_EVENTS
-#include <linux/atomic.h>
+#include <linux/mmu_notifier.h>
 #include <linux/sched.h>
 
 /*
  * The status page is one page shared by every process and needs no per-task
  * state. The enable bits of the enable-bit ABI live in each process's own
- * memory: task_struct.user_event_mm is the process's set of them, shared by
- * its threads. A task whose process has none costs one load at fork and exec
- * and one compare-and-exchange at exit, which marks it so that a concurrent
- * first registration in its process does not adopt it.
+ * memory and are kept by that memory (its mm_struct, through an mmu
+ * notifier), not by its tasks: a thread, a vfork() child, an exec() and an
+ * exit cost nothing here; a fork() copying memory that has no mmu notifier
+ * costs two loads. task_struct.user_event_mm is not used.
  */
-#define USER_EVENT_MM_EXITED ((struct user_event_mm *)1UL)
-
-void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags);
-void user_event_mm_leave(struct task_struct *t, bool exiting);
+void user_event_mm_fork(struct task_struct *t);
 
 static inline void user_events_fork(struct task_struct *t,
 				    unsigned long clone_flags)
 {
-	/* dup_task_struct() copied the parent's pointer, which is not the child's */
-	if (unlikely(READ_ONCE(t->user_event_mm) ||
-		     READ_ONCE(current->user_event_mm)))
-		user_event_mm_fork(t, clone_flags);
+	/* a copy of the memory gets a copy of its bits */
+	if (unlikely(!(clone_flags & CLONE_VM) && current->mm &&
+		     mm_has_notifiers(current->mm)))
+		user_event_mm_fork(t);
 }
 
+/* The memory's release drops its bits (exit_mmap()) */
 static inline void user_events_execve(struct task_struct *t)
 {
-	if (unlikely(READ_ONCE(t->user_event_mm)))
-		user_event_mm_leave(t, false);
 }
 
 static inline void user_events_exit(struct task_struct *t)
 {
-	if (READ_ONCE(t->user_event_mm) ||
-	    cmpxchg(&t->user_event_mm, NULL, USER_EVENT_MM_EXITED))
-		user_event_mm_leave(t, true);
 }
 #else
 static inline void user_events_fork(struct task_struct *t,

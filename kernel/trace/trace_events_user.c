@@ -2083,13 +2083,17 @@ static bool user_event_match(const char *system, const char *event,
 /* Enable bits ------------------------------------------------------------ */
 
 /*
- * A process's enable bits: one per process that registered through the
- * enable-bit ABI, pointed at by the task_struct of each of its threads.
- * It goes when the last of those threads exits or execs.
+ * The enable bits of one address space: made on the first enable-bit
+ * registration in it (or by fork() for a copy of one that has some), found
+ * by its mm_struct, shared by every task that uses that memory. Its bits go
+ * when the memory does (the notifier's release: the last task using it
+ * exited or exec()ed), so that a task's exit costs nothing here.
  */
 struct user_event_mm {
-	struct mmu_notifier	mn;		/* tells of munmap() */
+	struct mmu_notifier	mn;		/* tells of munmap() and release */
 	struct mm_struct	*mm;		/* mmgrab()ed */
+	/* in user_event_mms while the memory is in use; user_event_mm_lock */
+	struct hlist_node	node;
 	/*
 	 * Its enablers' list, their number and each one's unregistering; RCU
 	 * for mn. Taken after event_mutex, before an event's enablers_lock.
@@ -2099,10 +2103,8 @@ struct user_event_mm {
 	struct list_head	enablers;
 	/* on that list, at most USER_EVENT_MAX_ENABLERS */
 	unsigned int		nr_enablers;
-	/* one for the threads together, one per queued fault work */
+	/* one while listed, one per queued fault work */
 	refcount_t		refs;
-	/* threads whose task_struct.user_event_mm points here; user_event_mm_lock */
-	unsigned int		members;
 	struct work_struct	free_work;
 };
 
@@ -2137,10 +2139,8 @@ struct user_enabler_fault {
 	int			tries;
 };
 
-/*
- * Serialises the threads' adoption of a new struct user_event_mm with their
- * leaving it (task_struct.user_event_mm): the last to leave frees it.
- */
+/* Each address space's struct user_event_mm by its mm_struct; RCU to read */
+static DEFINE_HASHTABLE(user_event_mms, 8);
 static DEFINE_SPINLOCK(user_event_mm_lock);
 
 /* Unregistering the notifier waits for its readers: not in exit() */
@@ -2182,8 +2182,12 @@ static int user_event_mm_invalidate(struct mmu_notifier *mn,
 	return 0;
 }
 
+static void user_event_mm_release(struct mmu_notifier *mn,
+				  struct mm_struct *mm);
+
 static const struct mmu_notifier_ops user_event_mm_ops = {
 	.invalidate_range_start = user_event_mm_invalidate,
+	.release = user_event_mm_release,
 };
 
 /*
@@ -2425,6 +2429,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	umm->mm = mm;
 	mutex_init(&umm->lock);
 	INIT_LIST_HEAD(&umm->enablers);
+	INIT_HLIST_NODE(&umm->node);
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
@@ -2438,38 +2443,56 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 }
 
 /*
+ * The enable bits of @mm, or NULL. The caller uses @mm (current's, or one it
+ * holds with mmget()): they stay until its release. Memory without any
+ * mmu notifier, as most is, has none and is not looked up.
+ */
+static struct user_event_mm *user_event_mm_find(struct mm_struct *mm)
+{
+	struct user_event_mm *umm;
+
+	if (!mm || !mm_has_notifiers(mm))
+		return NULL;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(user_event_mms, umm, node, (unsigned long)mm)
+		if (umm->mm == mm)
+			break;
+	rcu_read_unlock();
+	return umm;
+}
+
+/* List @umm for its memory; false if another got there first */
+static bool user_event_mm_list(struct user_event_mm *umm)
+{
+	bool first;
+
+	spin_lock(&user_event_mm_lock);
+	first = !user_event_mm_find(umm->mm);
+	if (first)
+		hash_add_rcu(user_event_mms, &umm->node, (unsigned long)umm->mm);
+	spin_unlock(&user_event_mm_lock);
+	return first;
+}
+
+/*
  * The calling process's enable bits, made on its first enable-bit
- * registration and adopted by all its threads at once: any of them may be
- * the last to exit. Threads forked later adopt it in user_event_mm_fork().
- * A thread of the process cannot be the last to leave while it runs this.
+ * registration: every thread of it (and a vfork() child, which shares the
+ * memory) finds the same ones.
  */
 static struct user_event_mm *user_event_mm_current(void)
 {
-	struct user_event_mm *umm = READ_ONCE(current->user_event_mm), *mine;
-	struct task_struct *t;
+	struct user_event_mm *umm = user_event_mm_find(current->mm), *mine;
 
 	if (umm)
 		return umm;
 	mine = user_event_mm_alloc(current->mm);
 	if (!mine)
 		return NULL;
-	spin_lock(&user_event_mm_lock);
-	/* another thread's first registration may have been quicker */
-	umm = current->user_event_mm;
-	if (!umm) {
-		umm = mine;
-		rcu_read_lock();
-		/* a thread past user_events_exit() holds USER_EVENT_MM_EXITED */
-		for_each_thread(current, t)
-			if (READ_ONCE(t->mm) == umm->mm &&
-			    !cmpxchg(&t->user_event_mm, NULL, umm))
-				umm->members++;
-		rcu_read_unlock();
-	}
-	spin_unlock(&user_event_mm_lock);
-	if (umm != mine)
-		user_event_mm_put(mine);
-	return umm;
+	if (user_event_mm_list(mine))
+		return mine;
+	/* another thread's first registration was quicker */
+	user_event_mm_put(mine);
+	return user_event_mm_find(current->mm);
 }
 
 /* @e is @umm's: the mmu notifier marks it when its word is unmapped */
@@ -2547,11 +2570,25 @@ static void user_enabler_remove(struct user_enabler *e)
 	kfree_rcu(e, rcu);
 }
 
-/* The process has gone (exit) or changed its memory (exec): drop its bits */
-static void user_event_mm_free(struct user_event_mm *umm)
+/*
+ * The memory is going: its last user exited or exec()ed (exit_mmap()), or
+ * @umm was never listed and its notifier is being unregistered. Drop the
+ * bits, now: nothing writes them again, and an event they kept can be
+ * deleted as soon as the process has been waited for. Sleeps, as release
+ * may (SRCU); called once per listing.
+ */
+static void user_event_mm_release(struct mmu_notifier *mn,
+				  struct mm_struct *mm)
 {
+	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
 	struct user_enabler *e, *tmp;
 
+	scoped_guard(spinlock, &user_event_mm_lock) {
+		if (hlist_unhashed(&umm->node))
+			return;
+		/* and unhashed: no second release */
+		hash_del_rcu(&umm->node);
+	}
 	scoped_guard(mutex, &event_mutex)
 		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link)
 			user_enabler_remove(e);
@@ -2581,25 +2618,24 @@ static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
  * Under the parent's lock and each event's, not event_mutex: a fork does
  * not wait for registrations, deletions and consumers of every event.
  */
-static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
+static void user_event_mm_dup(struct user_event_mm *parent,
+			      struct mm_struct *mm)
 {
 	struct user_enabler *e, *c;
-	struct user_event_mm *umm, *parent;
+	struct user_event_mm *umm;
 
-	/* current is a member of its process's: it cannot go meanwhile */
-	parent = READ_ONCE(current->user_event_mm);
-	if (!parent || !t->mm)
-		return NULL;
-	umm = user_event_mm_alloc(t->mm);
+	umm = user_event_mm_alloc(mm);
 	if (!umm)
-		return NULL;
+		return;
+	/* a new memory: nobody else lists one for it */
+	WARN_ON_ONCE(!user_event_mm_list(umm));
 	guard(mutex)(&parent->lock);
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(e, &parent->enablers, mm_link) {
 		/* being registered or unregistered, or the word gone */
 		if (!e->ue || e->unmapped || e->unregistering ||
-		    !user_event_mm_has_word(t->mm, e->addr))
+		    !user_event_mm_has_word(mm, e->addr))
 			continue;
 		/* the allocator says so when it fails */
 		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
@@ -2615,57 +2651,23 @@ static struct user_event_mm *user_event_mm_dup(struct task_struct *t)
 			user_enabler_update(c);
 	}
 	mutex_unlock(&umm->lock);
-	return umm;
 }
 
 /**
- * user_event_mm_fork - give a new task its enable bits
- * @t: the task, not running yet
- * @clone_flags: how it was made
+ * user_event_mm_fork - give a new process a copy of its parent's enable bits
+ * @t: the task, not running yet, with a copy of current's memory
  *
- * Threads share their process's; a new process gets a copy of its parent's;
- * a task that shares the parent's memory but not its thread group (vfork)
- * has none of its own.
+ * Tasks that share the memory (threads, vfork()) share its bits and need
+ * nothing: user_events_fork() calls this only for a copy, and only when
+ * the parent's memory has an mmu notifier, ours or another's.
  */
-void user_event_mm_fork(struct task_struct *t, unsigned long clone_flags)
+void user_event_mm_fork(struct task_struct *t)
 {
-	struct user_event_mm *umm = NULL;
+	/* current uses its memory: its bits stay meanwhile */
+	struct user_event_mm *parent = user_event_mm_find(current->mm);
 
-	if (!(clone_flags & CLONE_VM))
-		umm = user_event_mm_dup(t);
-	spin_lock(&user_event_mm_lock);
-	if (clone_flags & CLONE_THREAD)
-		umm = current->user_event_mm;
-	WRITE_ONCE(t->user_event_mm, umm);
-	if (umm)
-		umm->members++;
-	spin_unlock(&user_event_mm_lock);
-}
-
-/**
- * user_event_mm_leave - a task leaves its enable bits
- * @t: current, in execve() or exit
- * @exiting: at exit: mark @t so that no later first registration adopts it
- *
- * The last thread of the process to leave drops the process's enablers: a
- * count of members, not a walk of the threads, so that a process of N
- * threads exits in O(N), not O(N^2) under the global user_event_mm_lock.
- */
-void user_event_mm_leave(struct task_struct *t, bool exiting)
-{
-	struct user_event_mm *umm;
-	bool last = false;
-
-	spin_lock(&user_event_mm_lock);
-	umm = t->user_event_mm;
-	WRITE_ONCE(t->user_event_mm, exiting ? USER_EVENT_MM_EXITED : NULL);
-	if (umm == USER_EVENT_MM_EXITED)
-		umm = NULL;
-	if (umm)
-		last = !--umm->members;
-	spin_unlock(&user_event_mm_lock);
-	if (last)
-		user_event_mm_free(umm);
+	if (parent && t->mm)
+		user_event_mm_dup(parent, t->mm);
 }
 
 /*
@@ -2674,7 +2676,7 @@ void user_event_mm_leave(struct task_struct *t, bool exiting)
  */
 static int user_enabler_prepare(struct user_enabler *e)
 {
-	struct user_event_mm *umm = current->user_event_mm;
+	struct user_event_mm *umm = user_event_mm_find(current->mm);
 	struct user_enabler *old;
 
 	/* umm's list and nr_enablers change under event_mutex too */
@@ -2892,6 +2894,7 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 {
 	struct user_enabler *e __free(kfree) = NULL, *linked;
 	char *desc __free(kfree) = NULL;
+	struct user_event_mm *umm;
 	unsigned int how = 0;
 	struct user_reg reg;
 	struct user_event *ue;
@@ -2913,7 +2916,8 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	e->addr = addr;
 	e->bit = bit;
 	e->size = reg.enable_size;
-	if (!user_event_mm_current())
+	umm = user_event_mm_current();
+	if (!umm)
 		return -ENOMEM;
 	if (reg.flags & USER_EVENT_REG_PERSIST)
 		how |= UE_GET_PERSIST;
@@ -2933,7 +2937,7 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	 * it as they attach from now on, and its bit written
 	 */
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++)
-		if (user_enabler_fault_in(current->user_event_mm, addr, bit, false))
+		if (user_enabler_fault_in(umm, addr, bit, false))
 			break;
 	if (put_user(widx, (u32 __user *)(uarg +
 			offsetof(struct user_reg, write_index))))
@@ -2957,6 +2961,7 @@ static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
 /* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
 static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 {
+	struct user_event_mm *umm;
 	struct user_enabler *e;
 	struct user_unreg unreg;
 	u32 size;
@@ -2979,10 +2984,11 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 	unreg.disable_addr = untagged_addr(unreg.disable_addr);
 
 	scoped_guard(mutex, &event_mutex) {
-		if (!current->user_event_mm)
+		umm = user_event_mm_find(current->mm);
+		if (!umm)
 			return -ENOENT;
-		e = user_enabler_find(current->user_event_mm,
-				      unreg.disable_addr, unreg.disable_bit);
+		e = user_enabler_find(umm, unreg.disable_addr,
+				      unreg.disable_bit);
 		if (!e || e->unregistering)
 			return -ENOENT;
 		/*

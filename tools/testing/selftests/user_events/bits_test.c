@@ -856,12 +856,61 @@ TEST_F(bits, thread_exit_keeps_enabler)
 	EXPECT_EQ(0, *w);
 }
 
+struct fork_thread {
+	__u64 *w;
+	int go[2];
+	pid_t pid;
+};
+
+/* Forks when told: a child whose copy of the word must get bit 6 */
+static void *fork_when_told(void *arg)
+{
+	struct fork_thread *f = arg;
+	char c;
+
+	f->pid = -1;
+	if (read(f->go[0], &c, 1) != 1)
+		return NULL;
+	f->pid = fork();
+	if (!f->pid)
+		_exit(wait_word(f->w, 8, 1ULL << 6, WAIT_MS) == 1ULL << 6 ? 0 : 1);
+	return NULL;
+}
+
 /*
- * A vfork() child shares its parent's memory but is another process: it
- * owns none of the parent's enablers (its unregister finds none), and its
- * exit drops none of them
+ * The enablers are the memory's: a thread that was there before the
+ * registration, and never registered, forks a child that has them
  */
-TEST_F(bits, vfork_child_owns_none)
+TEST_F(bits, fork_from_other_thread)
+{
+	__u64 *w = (__u64 *)(self->e.page + 256);
+	struct fork_thread f = { .w = w };
+	pthread_t th;
+	int status;
+
+	*w = 0;
+	ASSERT_EQ(0, pipe(f.go));
+	ASSERT_EQ(0, pthread_create(&th, NULL, fork_when_told, &f));
+	ASSERT_EQ(0, reg(&self->e, "bits_thfork u32 v", w, 8, 6, NULL));
+	ASSERT_EQ(1, write(f.go[1], "g", 1));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	close(f.go[0]);
+	close(f.go[1]);
+	ASSERT_LT(0, f.pid);
+	ASSERT_EQ(0, uet_enable("", "bits_thfork", 1));
+	ASSERT_EQ(f.pid, waitpid(f.pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(1ULL << 6, *w);
+	ASSERT_EQ(0, uet_enable("", "bits_thfork", 0));
+	EXPECT_EQ(0, *w);
+}
+
+/*
+ * A vfork() child shares its parent's memory, and with it the memory's
+ * enablers: its unregister removes the parent's, and the bit it registers
+ * stays with the memory after its exit
+ */
+TEST_F(bits, vfork_child_shares_bits)
 {
 	__u64 *w = (__u64 *)self->e.page;
 	struct user_unreg unreg = {
@@ -869,19 +918,33 @@ TEST_F(bits, vfork_child_owns_none)
 		.disable_bit = 4,
 		.disable_addr = (unsigned long)w,
 	};
+	struct user_reg r = {
+		.size = sizeof(r),
+		.enable_bit = 5,
+		.enable_size = 8,
+		.enable_addr = (unsigned long)w,
+		.name_args = (unsigned long)"bits_vfork2 u32 v",
+	};
 	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, reg(&self->e, "bits_vfork u32 v", w, 8, 4, NULL));
+	track(&self->e, "bits_vfork2");
 	pid = vfork();
 	if (!pid)
-		_exit(ioctl(self->e.fd, DIAG_IOCSUNREG, &unreg) ? errno : 0);
+		_exit(ioctl(self->e.fd, DIAG_IOCSREG, &r) ? 1 :
+		      ioctl(self->e.fd, DIAG_IOCSUNREG, &unreg) ? 2 : 0);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(ENOENT, WEXITSTATUS(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	keep_en(&self->e, w, 5);
+	/* bit 4 is not the memory's any more: never written */
 	ASSERT_EQ(0, uet_enable("", "bits_vfork", 1));
-	EXPECT_EQ(1ULL << 4, *w);
-	ASSERT_EQ(0, uet_enable("", "bits_vfork", 0));
+	EXPECT_EQ(0, *w);
+	/* the child's bit 5 follows its event */
+	ASSERT_EQ(0, uet_enable("", "bits_vfork2", 1));
+	EXPECT_EQ(1ULL << 5, *w);
+	ASSERT_EQ(0, uet_enable("", "bits_vfork2", 0));
 	EXPECT_EQ(0, *w);
 }
 
