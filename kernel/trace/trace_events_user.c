@@ -112,6 +112,7 @@ struct user_event {
 	struct hlist_node	node;		/* in user_event_table */
 	/* One for the event itself, one per fd that registered it */
 	refcount_t		refs;
+	struct user_event_group	*group;		/* whose name it is */
 	char			*name;
 	char			*flags;		/* as registered, or NULL */
 	char			*args;		/* canonical field list */
@@ -163,6 +164,7 @@ static struct user_event *user_slot_event(unsigned long slot)
 
 struct user_event_fd {
 	struct user_event_refs __rcu *refs;
+	struct user_event_group	*group;		/* of the file opened */
 };
 
 /* user_event_write.stop of a copy that hit a missing page */
@@ -195,7 +197,6 @@ struct user_event_write {
  * that order), which are what fork() and the fault worker take.
  */
 static DEFINE_HASHTABLE(user_event_table, 8);
-static DEFINE_XARRAY_ALLOC(user_event_by_index);
 static unsigned int user_events_count;
 /* Bounds user_events_count: the kernel.user_events_max sysctl */
 static unsigned int user_events_max = 32768;
@@ -203,11 +204,44 @@ static unsigned int user_events_max = 32768;
 static u64 user_event_multi_id;
 
 /*
- * One zeroed page, one status byte per event, mapped into every user; NULL
- * when it could not be made, and then no event is ever made either.
+ * The events of one set of files (user_events_data, user_events_status):
+ * their names, their status page and their limit. user_init_group is the
+ * files at the root of tracefs, whose events are user_events:*; a tenant
+ * group (section Groups) has files of its own and events of its own system.
  */
-static struct page *status_page;
-static u8 *status_bytes;
+struct user_event_group {
+	const char		*system;
+	const char		*system_multi;
+	/* One zeroed page, one status byte per event, mapped by its users */
+	struct page		*status_page;
+	u8			*status_bytes;
+	/* status byte -> event */
+	struct xarray		by_index;
+	/* Its events, at most user_group_max() */
+	unsigned int		nr_events;
+	/* A tenant group's: its name, id and own limit, else NULL and 0 */
+	const char		*name;
+	u32			id;
+	unsigned int		max_events;
+	/* Listed, and each open file and mapping of its status page */
+	refcount_t		refs;
+	struct dentry		*dir;
+};
+
+/*
+ * The default group; its status_bytes are NULL when the page could not be
+ * made at boot, and then no event is ever made either.
+ */
+static struct user_event_group user_init_group = {
+	.system		= USER_EVENTS_SYSTEM,
+	.system_multi	= USER_EVENTS_MULTI_SYSTEM,
+	.by_index	= XARRAY_INIT(user_init_group.by_index, XA_FLAGS_ALLOC1),
+	.refs		= REFCOUNT_INIT(1),
+};
+
+static struct user_event_group *user_group_get(struct user_event_group *g);
+static void user_group_put(struct user_event_group *g);
+static unsigned int user_group_max(struct user_event_group *g);
 
 /*
  * The u: command of dynamic_events: filled in and registered at boot
@@ -1611,7 +1645,8 @@ static void user_event_update_status(struct user_event *ue)
 {
 	lockdep_assert_held(&event_mutex);
 	if (ue->index)
-		WRITE_ONCE(status_bytes[ue->index], user_event_status(ue));
+		WRITE_ONCE(ue->group->status_bytes[ue->index],
+			   user_event_status(ue));
 	user_event_update_enablers(ue);
 }
 
@@ -1682,32 +1717,38 @@ static int user_event_consumer_reg(struct trace_event_call *call,
 
 /* Events: creation and deletion ------------------------------------------ */
 
-/* Events of one name hash alike: "name", and every "name.<id>" of multi-format */
-static u32 user_name_key(const char *name)
+/*
+ * Events of one name in one group hash alike: "name", and every
+ * "name.<id>" of multi-format
+ */
+static u32 user_name_key(struct user_event_group *g, const char *name)
 {
-	return full_name_hash(NULL, name, strcspn(name, "."));
+	return full_name_hash(g, name, strcspn(name, "."));
 }
 
-static struct user_event *user_event_find(const char *name)
+static struct user_event *user_event_find(struct user_event_group *g,
+					  const char *name)
 {
 	struct user_event *ue;
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_possible(user_event_table, ue, node, user_name_key(name))
-		if (!strcmp(ue->name, name))
+	hash_for_each_possible(user_event_table, ue, node, user_name_key(g, name))
+		if (ue->group == g && !strcmp(ue->name, name))
 			return ue;
 	return NULL;
 }
 
-/* The multi-format event named @d->name.<id> with @d's fields */
-static struct user_event *user_event_find_multi(struct user_spec *d)
+/* The multi-format event of @g named @d->name.<id> with @d's fields */
+static struct user_event *user_event_find_multi(struct user_event_group *g,
+						struct user_spec *d)
 {
 	size_t len = strlen(d->name);
 	struct user_event *ue;
 
 	lockdep_assert_held(&event_mutex);
-	hash_for_each_possible(user_event_table, ue, node, user_name_key(d->name))
-		if (ue->multi && !strncmp(ue->name, d->name, len) &&
+	hash_for_each_possible(user_event_table, ue, node,
+			       user_name_key(g, d->name))
+		if (ue->group == g && ue->multi && !strncmp(ue->name, d->name, len) &&
 		    ue->name[len] == '.' && !strcmp(ue->args, d->args))
 			return ue;
 	return NULL;
@@ -1722,6 +1763,8 @@ static void user_event_release_memory(struct user_event *ue)
 	kfree(ue->args);
 	user_fields_free(ue->fields, ue->nr_fields);
 	mutex_destroy(&ue->enablers_lock);
+	ue->group->nr_events--;
+	user_group_put(ue->group);
 	kfree(ue);
 	user_events_count--;
 }
@@ -1751,7 +1794,8 @@ enum {
 };
 
 /* Take what @d owns and lay the fields out after the common header */
-static struct user_event *user_event_alloc(struct user_spec *d,
+static struct user_event *user_event_alloc(struct user_event_group *g,
+					   struct user_spec *d,
 					   unsigned int how)
 {
 	struct user_event *ue = kzalloc(sizeof(*ue), GFP_KERNEL_ACCOUNT);
@@ -1761,6 +1805,8 @@ static struct user_event *user_event_alloc(struct user_spec *d,
 	if (!ue)
 		return NULL;
 	user_events_count++;
+	ue->group = user_group_get(g);
+	g->nr_events++;
 	if (how & UE_GET_MULTI) {
 		ue->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", d->name,
 				     user_event_multi_id++);
@@ -1800,7 +1846,8 @@ static int user_event_add_trace_call(struct user_event *ue)
 	int ret;
 
 	INIT_LIST_HEAD(&ue->class.fields);
-	ue->class.system = ue->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+	ue->class.system = ue->multi ? ue->group->system_multi :
+				       ue->group->system;
 	ue->class.reg = user_event_consumer_reg;
 	ue->class.fields_array = user_event_fields_array(ue);
 	if (!ue->class.fields_array)
@@ -1831,12 +1878,12 @@ static int user_event_add_slot(struct user_event *ue)
 	u32 index;
 	int ret;
 
-	ret = xa_alloc(&user_event_by_index, &index, ue,
+	ret = xa_alloc(&ue->group->by_index, &index, ue,
 		       XA_LIMIT(1, PAGE_SIZE - 1), GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret == -EBUSY ? -EMFILE : ret;
 	ue->index = index;
-	WRITE_ONCE(status_bytes[index], user_event_status(ue));
+	WRITE_ONCE(ue->group->status_bytes[index], user_event_status(ue));
 	return 0;
 }
 
@@ -1860,15 +1907,17 @@ static int user_event_adopt(struct user_event *ue, unsigned int how)
 	return 0;
 }
 
-static struct user_event *user_event_create_spec(struct user_spec *d,
+static struct user_event *user_event_create_spec(struct user_event_group *g,
+						 struct user_spec *d,
 						 unsigned int how)
 {
 	struct user_event *ue;
 	int ret;
 
-	if (user_events_count >= READ_ONCE(user_events_max))
+	if (user_events_count >= READ_ONCE(user_events_max) ||
+	    g->nr_events >= user_group_max(g))
 		return ERR_PTR(-EMFILE);
-	ue = user_event_alloc(d, how);
+	ue = user_event_alloc(g, d, how);
 	if (!ue)
 		return ERR_PTR(-ENOMEM);
 	ret = how & UE_GET_SLOT ? user_event_add_slot(ue) : 0;
@@ -1879,19 +1928,20 @@ static struct user_event *user_event_create_spec(struct user_spec *d,
 	ret = user_event_add_trace_call(ue);
 	if (ret) {
 		if (ue->index)
-			xa_erase(&user_event_by_index, ue->index);
+			xa_erase(&g->by_index, ue->index);
 		user_event_release_memory(ue);
 		return ERR_PTR(ret);
 	}
-	hash_add(user_event_table, &ue->node, user_name_key(ue->name));
+	hash_add(user_event_table, &ue->node, user_name_key(g, ue->name));
 	return ue;
 }
 
 /*
- * Create the event @cmd (past @skip bytes) describes, or find it if it
- * exists with its fields; @how is a UE_GET_* mask.
+ * Create the event of @g that @cmd (past @skip bytes) describes, or find it
+ * if it exists with its fields; @how is a UE_GET_* mask.
  */
-static struct user_event *user_event_find_or_create(const char *cmd,
+static struct user_event *user_event_find_or_create(struct user_event_group *g,
+						    const char *cmd,
 						    int skip, unsigned int how,
 						    bool *created)
 {
@@ -1904,9 +1954,9 @@ static struct user_event *user_event_find_or_create(const char *cmd,
 	if (ret)
 		return ERR_PTR(ret);
 	if (how & UE_GET_MULTI)
-		ue = user_event_find_multi(&d);
+		ue = user_event_find_multi(g, &d);
 	else
-		ue = user_event_find(d.name);
+		ue = user_event_find(g, d.name);
 	if (ue) {
 		ret = strcmp(ue->args, d.args) ? -EADDRINUSE : 0;
 		if (ret)
@@ -1916,7 +1966,7 @@ static struct user_event *user_event_find_or_create(const char *cmd,
 		ret = ret ?: user_event_adopt(ue, how);
 		return ret ? ERR_PTR(ret) : ue;
 	}
-	ue = user_event_create_spec(&d, how);
+	ue = user_event_create_spec(g, &d, how);
 	user_spec_free(&d);
 	*created = !IS_ERR(ue);
 	return ue;
@@ -1937,8 +1987,8 @@ static int user_event_destroy(struct user_event *ue)
 	hash_del(&ue->node);
 	if (ue->index) {
 		/* Nothing is attached, so the byte is 0 for the slot's next owner */
-		WRITE_ONCE(status_bytes[ue->index], 0);
-		xa_erase(&user_event_by_index, ue->index);
+		WRITE_ONCE(ue->group->status_bytes[ue->index], 0);
+		xa_erase(&ue->group->by_index, ue->index);
 	}
 	user_event_release_memory(ue);
 	return 0;
@@ -1998,18 +2048,26 @@ static void user_event_reap_fn(struct work_struct *work)
 
 /* dynamic_events --------------------------------------------------------- */
 
+static int user_group_of_command(const char *cmd, struct user_event_group **g);
+
 static int user_event_create(const char *raw_command)
 {
+	struct user_event_group *g = &user_init_group;
+	int skip = strlen(USER_EVENTS_PREFIX);
 	struct user_event *ue;
 	bool created = false;
 
 	if (!str_has_prefix(raw_command, USER_EVENTS_PREFIX))
 		return -ECANCELED;
 	/* the feature is off: its set-up failed at boot */
-	if (!status_bytes)
+	if (!user_init_group.status_bytes)
 		return -ENODEV;
 	guard(mutex)(&event_mutex);
-	ue = user_event_find_or_create(raw_command, strlen(USER_EVENTS_PREFIX),
+	/* "u:GROUP/name fields": an event of a tenant group */
+	skip += user_group_of_command(raw_command + skip, &g);
+	if (!g)
+		return -ENOENT;
+	ue = user_event_find_or_create(g, raw_command, skip,
 				       UE_GET_SLOT | UE_GET_KEEP, &created);
 	return PTR_ERR_OR_ZERO(ue);
 }
@@ -2018,7 +2076,10 @@ static int user_event_show(struct seq_file *m, struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
 
-	seq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->name);
+	seq_puts(m, USER_EVENTS_PREFIX);
+	if (ue->group->name)
+		seq_printf(m, "%s/", ue->group->name);
+	seq_puts(m, ue->name);
 	if (ue->flags)
 		seq_printf(m, ":%s", ue->flags);
 	if (ue->args[0])
@@ -2073,7 +2134,10 @@ static bool user_event_match(const char *system, const char *event,
 {
 	struct user_event *ue = to_user_event(ev);
 
-	if (system && strcmp(system, ue->class.system))
+	/* "-:name" is the default group's, "-:GROUP/name" a tenant group's */
+	if (!system ? ue->group != &user_init_group :
+	    strcmp(system, ue->class.system) &&
+	    (!ue->group->name || strcmp(system, ue->group->name)))
 		return false;
 	if (strcmp(event, ue->name))
 		return false;
@@ -2799,7 +2863,7 @@ static int user_event_fd_register(struct file *file, const char *desc,
 		if (widx)
 			return widx;
 	}
-	ue = user_event_find_or_create(desc, 0, how, &created);
+	ue = user_event_find_or_create(ufd->group, desc, 0, how, &created);
 	if (IS_ERR(ue)) {
 		widx = PTR_ERR(ue);
 		goto undo;
@@ -2959,8 +3023,11 @@ static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
 }
 
 /* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
-static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
+static long user_events_ioctl_unreg(struct file *file,
+				    struct user_unreg __user *uarg)
 {
+	struct user_event_fd *ufd = file->private_data;
+	struct user_event_group *group = ufd->group;
 	struct user_event_mm *umm;
 	struct user_enabler *e;
 	struct user_unreg unreg;
@@ -2989,7 +3056,8 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 			return -ENOENT;
 		e = user_enabler_find(umm, unreg.disable_addr,
 				      unreg.disable_bit);
-		if (!e || e->unregistering)
+		/* nor one of an event of another group than the file's */
+		if (!e || e->unregistering || !e->ue || e->ue->group != group)
 			return -ENOENT;
 		/*
 		 * Only this thread removes it now: the process cannot drop its
@@ -3006,16 +3074,17 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uarg)
 	return 0;
 }
 
-static long user_events_ioctl_del(const char __user *uname)
+static long user_events_ioctl_del(struct file *file, const char __user *uname)
 {
 	char *name __free(kfree) = strndup_user(uname, USER_EVENT_MAX_NAME + 1);
+	struct user_event_fd *ufd = file->private_data;
 	struct user_event *ue;
 	int ret;
 
 	if (IS_ERR(name))
 		return PTR_ERR(no_free_ptr(name));
 	guard(mutex)(&event_mutex);
-	ue = user_event_find(name);
+	ue = user_event_find(ufd->group, name);
 	if (!ue)
 		return -ENOENT;
 	if (ue->persist && !perfmon_capable())
@@ -3038,9 +3107,10 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 	case DIAG_IOCSREG:
 		return user_events_ioctl_reg_any(file, (void __user *)uarg);
 	case DIAG_IOCSDEL:
-		return user_events_ioctl_del((const char __user *)uarg);
+		return user_events_ioctl_del(file, (const char __user *)uarg);
 	case DIAG_IOCSUNREG:
-		return user_events_ioctl_unreg((struct user_unreg __user *)uarg);
+		return user_events_ioctl_unreg(file,
+					       (struct user_unreg __user *)uarg);
 	}
 	return -ENOTTY;
 }
@@ -3077,12 +3147,19 @@ static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 }
 #endif
 
+static struct user_event_group *user_group_of_inode(struct inode *inode);
+
 static int user_events_open(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = kzalloc(sizeof(*ufd), GFP_KERNEL_ACCOUNT);
 
 	if (!ufd)
 		return -ENOMEM;
+	ufd->group = user_group_of_inode(inode);
+	if (!ufd->group) {
+		kfree(ufd);
+		return -ENODEV;
+	}
 	file->private_data = ufd;
 	/* no file position: write() need not lock or move one */
 	return stream_open(inode, file);
@@ -3102,6 +3179,7 @@ static int user_events_release(struct inode *inode, struct file *file)
 		for (i = 0; i < refs->count; i++)
 			user_event_put(user_slot_event(refs->slots[i]));
 	}
+	user_group_put(ufd->group);
 	kfree(refs);
 	kfree(ufd);
 	return 0;
@@ -3109,9 +3187,27 @@ static int user_events_release(struct inode *inode, struct file *file)
 
 /* user_events_status ----------------------------------------------------- */
 
+/* A mapping of a group's status page holds the group (and so the page) */
+static void user_status_vm_open(struct vm_area_struct *vma)
+{
+	user_group_get(vma->vm_private_data);
+}
+
+static void user_status_vm_close(struct vm_area_struct *vma)
+{
+	user_group_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct user_status_vm_ops = {
+	.open	= user_status_vm_open,
+	.close	= user_status_vm_close,
+};
+
 static int user_status_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	struct user_event_group *g = ((struct seq_file *)file->private_data)->private;
 	unsigned long size = vma->vm_end - vma->vm_start;
+	int ret;
 
 	if (vma->vm_pgoff || size > PAGE_SIZE)
 		return -EINVAL;
@@ -3121,8 +3217,14 @@ static int user_status_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EPERM;
 	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 
-	return remap_pfn_range(vma, vma->vm_start, page_to_pfn(status_page),
-			       PAGE_SIZE, vma->vm_page_prot);
+	ret = remap_pfn_range(vma, vma->vm_start, page_to_pfn(g->status_page),
+			      PAGE_SIZE, vma->vm_page_prot);
+	if (ret)
+		return ret;
+	vma->vm_private_data = g;
+	vma->vm_ops = &user_status_vm_ops;
+	user_status_vm_open(vma);
+	return 0;
 }
 
 /* Who an EVENT_BIT_* stands for, in the listing */
@@ -3145,14 +3247,16 @@ static void user_status_show_one(struct seq_file *m, struct user_event *ue)
 	seq_putc(m, '\n');
 }
 
+/* The events of the file's group that have a status byte */
 static int user_status_show(struct seq_file *m, void *unused)
 {
+	struct user_event_group *g = m->private;
 	struct user_event *ue;
 	unsigned long index;
 	int active = 0, busy = 0;
 
 	guard(mutex)(&event_mutex);
-	xa_for_each(&user_event_by_index, index, ue) {
+	xa_for_each(&g->by_index, index, ue) {
 		user_status_show_one(m, ue);
 		active++;
 		busy += !!user_event_status(ue);
@@ -3164,7 +3268,21 @@ static int user_status_show(struct seq_file *m, void *unused)
 
 static int user_status_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, user_status_show, NULL);
+	struct user_event_group *g = user_group_of_inode(inode);
+	int ret;
+
+	if (!g)
+		return -ENODEV;
+	ret = single_open(file, user_status_show, g);
+	if (ret)
+		user_group_put(g);
+	return ret;
+}
+
+static int user_status_release(struct inode *inode, struct file *file)
+{
+	user_group_put(((struct seq_file *)file->private_data)->private);
+	return single_release(inode, file);
 }
 
 static const struct file_operations user_data_fops = {
@@ -3178,15 +3296,15 @@ static const struct file_operations user_data_fops = {
 };
 
 /*
- * Boot-time set-up failed: no events, ever (the u: command checks
- * status_bytes first, and nothing can have made one before the files exist).
+ * Boot-time set-up failed: no events, ever (the u: command checks the
+ * status bytes first, and nothing can have made one before the files exist).
  */
 static void __init user_events_off(const char *why)
 {
 	pr_warn("%s: user_events is off\n", why);
-	status_bytes = NULL;
-	__free_page(status_page);
-	status_page = NULL;
+	user_init_group.status_bytes = NULL;
+	__free_page(user_init_group.status_page);
+	user_init_group.status_page = NULL;
 }
 
 /*
@@ -3198,12 +3316,12 @@ static int __init trace_events_user_init_early(void)
 	struct dyn_event_operations *ops = &user_event_ops;
 	int ret;
 
-	status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!status_page) {
+	user_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!user_init_group.status_page) {
 		pr_warn("no memory for the status page: user_events is off\n");
 		return -ENOMEM;
 	}
-	status_bytes = page_address(status_page);
+	user_init_group.status_bytes = page_address(user_init_group.status_page);
 	ops->create = user_event_create;
 	ops->show = user_event_show;
 	ops->is_busy = user_event_is_busy;
@@ -3220,8 +3338,287 @@ static const struct file_operations user_status_fops = {
 	.mmap		= user_status_mmap,
 	.open		= user_status_open,
 	.read		= seq_read,
+	.release	= user_status_release,
+};
+
+/* Groups ----------------------------------------------------------------- */
+
+/*
+ * Tenant groups: each has a directory user_groups/NAME/ with its own
+ * user_events_data and user_events_status, and events of its own
+ * (system user_events_NAME) that its files alone reach. Made and removed
+ * through user_events_groups by CAP_PERFMON or CAP_SYS_ADMIN. See
+ * "Containers and groups" in Documentation/trace/user_events.rst.
+ */
+#define USER_GROUP_MAX_NAME	32
+/* A group's limit of events unless its command gives one */
+#define USER_GROUP_EVENTS	1024
+
+/* By id, which a group's files hold (i_private): never a pointer; event_mutex */
+static DEFINE_XARRAY_ALLOC1(user_groups);
+static u32 user_group_next_id;
+/* Their limits together, which the default group cannot use */
+static unsigned int user_groups_reserved;
+static struct dentry *user_groups_dir;
+
+static struct user_event_group *user_group_get(struct user_event_group *g)
+{
+	refcount_inc(&g->refs);
+	return g;
+}
+
+static void user_group_free(struct user_event_group *g)
+{
+	if (g->status_page)
+		__free_page(g->status_page);
+	xa_destroy(&g->by_index);
+	kfree(g->system_multi);
+	kfree(g->system);
+	kfree(g->name);
+	kfree(g);
+}
+
+/* The default group's count never drops to 0: it holds one of its own */
+static void user_group_put(struct user_event_group *g)
+{
+	if (refcount_dec_and_test(&g->refs))
+		user_group_free(g);
+}
+
+/*
+ * How many events @g may have: a tenant group its own limit; the default
+ * group what kernel.user_events_max leaves of the groups' limits, so that
+ * no group can take what another was given
+ */
+static unsigned int user_group_max(struct user_event_group *g)
+{
+	unsigned int max = READ_ONCE(user_events_max);
+
+	if (g->name)
+		return g->max_events;
+	return max > user_groups_reserved ? max - user_groups_reserved : 0;
+}
+
+/* The group of a user_events_data or user_events_status, held; or NULL */
+static struct user_event_group *user_group_of_inode(struct inode *inode)
+{
+	unsigned long id = (unsigned long)inode->i_private;
+	struct user_event_group *g;
+
+	if (!id)
+		return user_group_get(&user_init_group);
+	guard(mutex)(&event_mutex);
+	/* removed meanwhile (ids are not reused soon: cyclic) */
+	g = xa_load(&user_groups, id);
+	return g ? user_group_get(g) : NULL;
+}
+
+static struct user_event_group *user_group_find(const char *name, size_t len)
+{
+	struct user_event_group *g;
+	unsigned long id;
+
+	lockdep_assert_held(&event_mutex);
+	xa_for_each(&user_groups, id, g)
+		if (strlen(g->name) == len && !strncmp(g->name, name, len))
+			return g;
+	return NULL;
+}
+
+/*
+ * Past "u:" of dynamic_events, "GROUP/" names a tenant group: @g is set to
+ * it (NULL if there is none of that name) and the length of "GROUP/" is
+ * returned; else 0, and @g is left as it was
+ */
+static int user_group_of_command(const char *cmd, struct user_event_group **g)
+{
+	size_t len = strcspn(cmd, "/: \t");
+
+	lockdep_assert_held(&event_mutex);
+	if (cmd[len] != '/')
+		return 0;
+	*g = user_group_find(cmd, len);
+	return len + 1;
+}
+
+/*
+ * Letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME" and
+ * "user_events_NAME_multi" are then nobody else's system, but for "multi"
+ */
+static bool user_group_name_ok(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!len || len > USER_GROUP_MAX_NAME ||
+	    (len == 5 && !strncmp(name, "multi", 5)))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]))
+			return false;
+	return true;
+}
+
+static const struct file_operations user_data_fops;
+static const struct file_operations user_status_fops;
+
+/* user_groups/NAME/ and its two files, which know @g by its id */
+static int user_group_add_files(struct user_event_group *g)
+{
+	void *id = (void *)(unsigned long)g->id;
+
+	g->dir = tracefs_create_dir(g->name, user_groups_dir);
+	if (!g->dir)
+		return -ENOMEM;
+	if (!tracefs_create_file("user_events_status", TRACE_MODE_WRITE,
+				 g->dir, id, &user_status_fops) ||
+	    !tracefs_create_file("user_events_data", TRACE_MODE_WRITE,
+				 g->dir, id, &user_data_fops)) {
+		tracefs_remove(g->dir);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int user_group_create(const char *name, size_t len, unsigned int max)
+{
+	struct user_event_group *g;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (!user_groups_dir)
+		return -ENODEV;
+	if (!user_group_name_ok(name, len) || !max)
+		return -EINVAL;
+	if (user_group_find(name, len))
+		return -EEXIST;
+	/* what the default group has stays its own */
+	if (max > user_group_max(&user_init_group) ||
+	    user_init_group.nr_events > user_group_max(&user_init_group) - max)
+		return -ENOSPC;
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+	if (!g)
+		return -ENOMEM;
+	xa_init_flags(&g->by_index, XA_FLAGS_ALLOC1);
+	refcount_set(&g->refs, 1);
+	g->max_events = max;
+	g->name = kstrndup(name, len, GFP_KERNEL_ACCOUNT);
+	g->system = kasprintf(GFP_KERNEL_ACCOUNT, "%s_%.*s",
+			      USER_EVENTS_SYSTEM, (int)len, name);
+	g->system_multi = kasprintf(GFP_KERNEL_ACCOUNT, "%s_%.*s_multi",
+				    USER_EVENTS_SYSTEM, (int)len, name);
+	g->status_page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!g->name || !g->system || !g->system_multi || !g->status_page) {
+		user_group_free(g);
+		return -ENOMEM;
+	}
+	g->status_bytes = page_address(g->status_page);
+	ret = xa_alloc_cyclic(&user_groups, &g->id, g, xa_limit_32b,
+			      &user_group_next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		user_group_free(g);
+		return ret;
+	}
+	ret = user_group_add_files(g);
+	if (ret) {
+		xa_erase(&user_groups, g->id);
+		user_group_free(g);
+		return ret;
+	}
+	user_groups_reserved += max;
+	return 0;
+}
+
+/* Busy while it has events, an open file or a mapping of its page */
+static int user_group_remove(const char *name, size_t len)
+{
+	struct user_event_group *g;
+
+	lockdep_assert_held(&event_mutex);
+	g = user_group_find(name, len);
+	if (!g)
+		return -ENOENT;
+	if (g->nr_events || refcount_read(&g->refs) != 1)
+		return -EBUSY;
+	xa_erase(&user_groups, g->id);
+	user_groups_reserved -= g->max_events;
+	tracefs_remove(g->dir);
+	user_group_put(g);
+	return 0;
+}
+
+/* "NAME [max=EVENTS]" makes a group, "!NAME" removes it */
+static int user_group_command(const char *cmd)
+{
+	unsigned int max = USER_GROUP_EVENTS;
+	bool remove = false;
+	const char *name;
+	size_t len;
+
+	cmd = skip_spaces(cmd);
+	if (*cmd == '!') {
+		remove = true;
+		cmd = skip_spaces(cmd + 1);
+	}
+	name = cmd;
+	len = strcspn(cmd, " \t");
+	cmd = skip_spaces(cmd + len);
+	if (*cmd) {
+		if (remove || !str_has_prefix(cmd, "max=") ||
+		    kstrtouint(cmd + 4, 10, &max))
+			return -EINVAL;
+	}
+	guard(mutex)(&event_mutex);
+	return remove ? user_group_remove(name, len) :
+			user_group_create(name, len, max);
+}
+
+static ssize_t user_groups_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	/* whoever opened the file: the writer decides */
+	if (!perfmon_capable())
+		return -EPERM;
+	return trace_parse_run_command(file, ubuf, count, ppos,
+				       user_group_command);
+}
+
+/* "NAME max=EVENTS events=N", a line per group */
+static int user_groups_show(struct seq_file *m, void *unused)
+{
+	struct user_event_group *g;
+	unsigned long id;
+
+	guard(mutex)(&event_mutex);
+	xa_for_each(&user_groups, id, g)
+		seq_printf(m, "%s max=%u events=%u\n", g->name, g->max_events,
+			   g->nr_events);
+	return 0;
+}
+
+static int user_groups_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, user_groups_show, NULL);
+}
+
+static const struct file_operations user_groups_fops = {
+	.open		= user_groups_open,
+	.read		= seq_read,
+	.write		= user_groups_write,
+	.llseek		= seq_lseek,
 	.release	= single_release,
 };
+
+/* Without them, the default group works as before */
+static void __init user_groups_init(void)
+{
+	user_groups_dir = tracefs_create_dir("user_groups", NULL);
+	if (!user_groups_dir ||
+	    !tracefs_create_file("user_events_groups", TRACE_MODE_WRITE, NULL,
+				 NULL, &user_groups_fops))
+		pr_warn("could not create the files of groups\n");
+}
+
+/* Set-up at boot --------------------------------------------------------- */
 
 static struct ctl_table user_event_sysctls[] = {
 	{
@@ -3237,7 +3634,7 @@ static int __init trace_events_user_init(void)
 {
 	struct dentry *status, *data = NULL;
 
-	if (!status_page)
+	if (!user_init_group.status_page)
 		return -ENOMEM;
 	if (tracing_init_dentry()) {
 		user_events_off("no tracefs");
@@ -3254,6 +3651,7 @@ static int __init trace_events_user_init(void)
 		return -ENODEV;
 	}
 	register_sysctl_init("kernel", user_event_sysctls);
+	user_groups_init();
 	return 0;
 }
 fs_initcall(trace_events_user_init);

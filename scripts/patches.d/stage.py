@@ -6,7 +6,8 @@ features:
   OUTDIR/uapi.h       include/uapi/linux/user_events.h without the
                       enable-bit ABI (struct user_reg, the
                       USER_EVENTS_STATUS_ABI block it is in, and the rest)
-  OUTDIR/perf.c       trace_events_user.c without the enable-bit ABI
+  OUTDIR/bits.c       trace_events_user.c without tenant groups
+  OUTDIR/perf.c       that, less the enable-bit ABI
   OUTDIR/dynevents.c  that, less the perf and eBPF consumer
   OUTDIR/printfmt.c   that, less dynamic_events
   OUTDIR/core.c       that, less the print format
@@ -117,6 +118,64 @@ def uapi(final):
     return gone
 
 
+def nogroups(final, gone):
+    # ---- bits.c: without tenant groups; the default group is the only one
+    c = Cut(final, 'bits.c')
+    c.comment('struct user_event_group',
+              F('nogroups/struct-user_event_group-comment.c'))
+    c.drop_member('struct user_event_group', 'nr_events', 'name', 'id',
+                  'max_events', 'refs', 'dir')
+    c.edit('user_init_group', '\t.refs\t\t= REFCOUNT_INIT(1),\n', '')
+    for f in ('user_group_get', 'user_group_put', 'user_group_max',
+              'user_group_of_command', 'user_group_of_inode'):
+        c.drop_prototype(f)
+    c.drop_stmt('user_event_release_memory', 'nr_events')
+    c.drop_stmt('user_event_release_memory', 'user_group_put')
+    c.drop_stmt('user_event_alloc', 'user_group_get',
+                new='\tue->group = g;\n')
+    c.drop_stmt('user_event_alloc', 'nr_events')
+    c.edit('user_event_create_spec',
+           '\tif (user_events_count >= READ_ONCE(user_events_max) ||\n'
+           '\t    g->nr_events >= user_group_max(g))\n',
+           '\tif (user_events_count >= READ_ONCE(user_events_max))\n')
+    replace(c, 'user_event_create', 'nogroups/user_event_create.c')
+    c.edit('user_event_show',
+           '\tseq_puts(m, USER_EVENTS_PREFIX);\n'
+           '\tif (ue->group->name)\n'
+           '\t\tseq_printf(m, "%s/", ue->group->name);\n'
+           '\tseq_puts(m, ue->name);\n',
+           '\tseq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->name);\n')
+    c.edit('user_event_match',
+           '\t/* "-:name" is the default group\'s, "-:GROUP/name" a tenant '
+           'group\'s */\n'
+           '\tif (!system ? ue->group != &user_init_group :\n'
+           '\t    strcmp(system, ue->class.system) &&\n'
+           '\t    (!ue->group->name || strcmp(system, ue->group->name)))\n',
+           '\tif (system && strcmp(system, ue->class.system))\n')
+    c.drop_param('user_events_ioctl_unreg', 'file')
+    c.drop_arg('user_events_ioctl', 'user_events_ioctl_unreg', 0)
+    c.edit('user_events_ioctl_unreg',
+           '\tstruct user_event_fd *ufd = file->private_data;\n'
+           '\tstruct user_event_group *group = ufd->group;\n', '')
+    c.edit('user_events_ioctl_unreg',
+           '\t\t/* nor one of an event of another group than the file\'s */\n'
+           '\t\tif (!e || e->unregistering || !e->ue || e->ue->group != group)\n',
+           '\t\tif (!e || e->unregistering)\n')
+    c.drop_stmt('user_events_open', 'user_group_of_inode',
+                new='\tufd->group = &user_init_group;\n')
+    c.edit('user_events_open',
+           '\tif (!ufd->group) {\n\t\tkfree(ufd);\n\t\treturn -ENODEV;\n\t}\n', '')
+    c.drop_stmt('user_events_release', 'user_group_put')
+    c.drop('user_status_vm_open', 'user_status_vm_close', 'user_status_vm_ops',
+           'user_status_release')
+    replace(c, 'user_status_mmap', 'nogroups/user_status_mmap.c')
+    replace(c, 'user_status_open', 'nogroups/user_status_open.c')
+    c.edit('user_status_fops', '= user_status_release,', '= single_release,')
+    c.drop_section('USER_GROUP_MAX_NAME')
+    c.drop_stmt('trace_events_user_init', 'user_groups_init')
+    return done(c, 'bits.c', final, gone)
+
+
 def stages(final, gone):
     # ---- perf.c: without the enable-bit ABI
     c = Cut(final, 'perf.c')
@@ -178,8 +237,11 @@ def stages(final, gone):
     c.drop('user_event_find_multi', 'user_event_sysctls')
     c.drop_stmt('user_event_release_memory', 'user_events_count')
     c.drop_stmt('user_event_release_memory', 'enablers_lock')
-    c.drop_stmt('user_event_add_trace_call', 'USER_EVENTS_MULTI_SYSTEM',
-                new='\tue->class.system = USER_EVENTS_SYSTEM;\n')
+    c.drop_stmt('user_event_add_trace_call', 'system_multi',
+                new='\tue->class.system = ue->group->system;\n')
+    c.drop_member('struct user_event_group', 'system_multi')
+    c.edit('user_init_group',
+           '\t.system_multi\t= USER_EVENTS_MULTI_SYSTEM,\n', '')
     c.drop_stmt('trace_events_user_init', 'user_event_sysctls')
 
     # creating: always with a status byte, so no UE_GET_* flags
@@ -193,7 +255,7 @@ def stages(final, gone):
                 new='\tue->name = d->name;\n')
     c.drop_param('user_event_create_spec', 'how')
     c.drop_stmt('user_event_create_spec', 'user_events_max')
-    c.drop_arg('user_event_create_spec', 'user_event_alloc', 1)
+    c.drop_arg('user_event_create_spec', 'user_event_alloc', 2)
     c.drop_stmt('user_event_create_spec', 'UE_GET_SLOT',
                 new='\tret = user_event_add_slot(ue);\n')
     c.unwrap_stmt('user_event_create_spec', 'index')
@@ -202,8 +264,8 @@ def stages(final, gone):
     c.drop_stmt('user_event_find_or_create', 'UE_GET_MULTI',
                 new='\tue = user_event_find(d.name);\n')
     c.drop_stmt('user_event_find_or_create', 'user_event_adopt')
-    c.drop_arg('user_event_find_or_create', 'user_event_create_spec', 1)
-    c.drop_arg('user_event_create', 'user_event_find_or_create', 2)
+    c.drop_arg('user_event_find_or_create', 'user_event_create_spec', 2)
+    c.drop_arg('user_event_create', 'user_event_find_or_create', 3)
     c.comment('user_event_destroy',
               '/* Delete @ue unless an fd holds it or a consumer is attached */\n')
     c.unwrap_stmt('user_event_destroy', 'index')
@@ -283,7 +345,9 @@ def stages(final, gone):
 
 try:
     gone = uapi(open(os.path.join(repo, 'include/uapi/linux/user_events.h')).read())
-    stages(open(os.path.join(repo, 'kernel/trace/trace_events_user.c')).read(), gone)
+    final = open(os.path.join(repo, 'kernel/trace/trace_events_user.c')).read()
+    # the enable-bit patch has the final uapi header
+    stages(nogroups(final, frozenset()), gone)
 except CutError as e:
     sys.exit('stage.py: %s' % e)
 finally:

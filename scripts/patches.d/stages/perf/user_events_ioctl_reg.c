@@ -21,7 +21,7 @@ static long user_events_ioctl_reg(struct file *file,
 	scoped_guard(mutex, &event_mutex) {
 		bool created = false;
 
-		ue = user_event_find_or_create(desc, 0, &created);
+		ue = user_event_find_or_create(ufd->group, desc, 0, &created);
 		if (IS_ERR(ue))
 			return PTR_ERR(ue);
 		widx = user_event_fd_add(ufd, ue, created);

@@ -105,7 +105,8 @@ cnt_prog='tracepoint:user_events:clients_cnt {
 # 1 setup + (record, status, count/msg, fields) for perf and trace-cmd
 # + (run, status, one-liner, fields) for bpftrace + status and deletion
 # + an auto-deleted event under perf record (record, gone, decoded)
-plan=$((1 + 2 * (3 + ${#all_fields[@]}) + 3 + ${#bpf_fields[@]} + 2 + 3))
+# + a tenant group's event (create, record and count per tool, removed)
+plan=$((1 + 2 * (3 + ${#all_fields[@]}) + 3 + ${#bpf_fields[@]} + 2 + 3 + 8))
 ktap_plan "$plan"
 
 
@@ -120,8 +121,17 @@ delete_events() {
 		echo "!u:$e" >> "$tracefs/dynamic_events" 2>/dev/null
 	done
 }
+# the tenant group "clients" and its event
+group=clients
+gdir=$tracefs/user_groups/$group
+delete_group() {
+	echo 0 > "$tracefs/events/user_events_$group/clients_cnt/enable" 2>/dev/null
+	echo "-:$group/clients_cnt" >> "$tracefs/dynamic_events" 2>/dev/null
+	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
+}
 cleanup() {
 	delete_events
+	delete_group
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -369,6 +379,71 @@ if ! run_tool "bpftrace" "$tmp/bpf2.out" "$BPFTRACE" -e "$bpf_prog" \
 	comment "$tmp/bpf2.out"
 fi
 check_fields bpftrace "$tmp/bpf2.out" "clients_bpf:" "${bpf_fields[@]}"
+
+# --- a tenant group's event, by its system --------------------------------
+# ue_emit writes clients_cnt through the group's own files; each tool names
+# the event user_events_clients:clients_cnt
+delete_group
+if echo "$group" >> "$tracefs/user_events_groups" &&
+	echo "u:$group/$cnt_desc" >> "$tracefs/dynamic_events" &&
+	[ -f "$tracefs/events/user_events_$group/clients_cnt/format" ]; then
+	pass group_create
+else
+	fail group_create
+	comment "$tracefs/user_events_groups" "$tracefs/dynamic_events"
+fi
+# group_emit FILE: a script writing clients_cnt three times in the group
+group_emit() {
+	{
+		echo '#!/bin/bash'
+		echo 'set -e'
+		printf '%q ' "$ue" -D "$gdir" -w -t 60 -n 3 -I count "$cnt_desc" \
+			count=1 "msg=$cnt_msg"
+		echo
+		printf 'touch %q\n' "$1.done"
+	} > "$1"
+	chmod +x "$1"
+}
+gev=user_events_$group:clients_cnt
+group_emit "$tmp/g-perf"
+if run_tool "perf record (group)" "$tmp/g-perf-record.out" "$PERF" record -N \
+	-o "$tmp/g.data" -e "$gev" -- "$tmp/g-perf" && [ -f "$tmp/g-perf.done" ]; then
+	pass perf_record_group
+else
+	fail perf_record_group
+	comment "$tmp/g-perf-record.out"
+fi
+run_tool "perf script (group)" "$tmp/g-perf-script.out" "$PERF" script \
+	-i "$tmp/g.data" || comment "$tmp/g-perf-script.out"
+check_cnt perf_group "$tmp/g-perf-script.out" "$gev:"
+group_emit "$tmp/g-tc"
+if run_tool "trace-cmd record (group)" "$tmp/g-tc-record.out" "$TRACE_CMD" \
+	record -o "$tmp/g.dat" -e "$gev" "$tmp/g-tc" && [ -f "$tmp/g-tc.done" ]; then
+	pass trace-cmd_record_group
+else
+	fail trace-cmd_record_group
+	comment "$tmp/g-tc-record.out"
+fi
+run_tool "trace-cmd report (group)" "$tmp/g-tc-report.out" "$TRACE_CMD" report \
+	-i "$tmp/g.dat" || comment "$tmp/g-tc-report.out"
+check_cnt trace-cmd_group "$tmp/g-tc-report.out" " clients_cnt:"
+group_emit "$tmp/g-bpf"
+if run_tool "bpftrace (group)" "$tmp/g-bpf.out" "$BPFTRACE" \
+	-e "${cnt_prog/tracepoint:user_events:/tracepoint:user_events_$group:}" \
+	-c "/bin/bash $tmp/g-bpf" && [ -f "$tmp/g-bpf.done" ]; then
+	pass bpftrace_run_group
+else
+	fail bpftrace_run_group
+	comment "$tmp/g-bpf.out"
+fi
+check_cnt bpftrace_group "$tmp/g-bpf.out" "count="
+delete_group
+if [ ! -d "$gdir" ] && [ ! -d "$tracefs/events/user_events_$group" ]; then
+	pass group_removed
+else
+	fail group_removed
+	comment "$tracefs/user_events_groups"
+fi
 
 # --- after every tool: nobody attached, and the events go away ------------
 ok=1

@@ -64,10 +64,12 @@ FIXTURE_TEARDOWN(dyn)
 TEST_F(dyn, create)
 {
 	const struct ue_desc_case *c = &variant->c;
+	/* a name with a slash is "GROUP/name" here: no group of that name */
+	int bad = c->desc[strcspn(c->desc, "/: \t")] == '/' ? -ENOENT : -EINVAL;
 	char cmd[600], want[600], *all;
 
 	snprintf(cmd, sizeof(cmd), "u:%s", c->desc);
-	EXPECT_EQ(c->canonical ? 0 : -EINVAL, uet_write_file(UE_DYN, cmd, O_APPEND));
+	EXPECT_EQ(c->canonical ? 0 : bad, uet_write_file(UE_DYN, cmd, O_APPEND));
 	all = uet_read_file(UE_DYN);
 	ASSERT_NE(NULL, all);
 	if (!c->canonical) {

@@ -525,7 +525,9 @@ static int reg_dyn(const char *desc)
 /* dynamic_events splits lines at '\n' and drops what follows '#' */
 static int dyn_safe(const char *desc)
 {
-	return !strchr(desc, '\n') && !strchr(desc, '#');
+	/* nor "GROUP/name", which dynamic_events takes for a tenant group's */
+	return !strchr(desc, '\n') && !strchr(desc, '#') &&
+	       desc[strcspn(desc, "/: \t")] != '/';
 }
 
 /* The fields part of a canonical line: after "u:name[:flags] " */

@@ -3,7 +3,7 @@
  * ue_emit: register a user event and write records to it, for tests that
  * drive real consumers (perf, trace-cmd, bpftrace) from a shell script.
  *
- *   ue_emit [-n COUNT] [-w] [-t SECONDS] [-s] [-I FIELD] [-x]
+ *   ue_emit [-n COUNT] [-w] [-t SECONDS] [-s] [-I FIELD] [-x] [-D DIR]
  *           'NAME[:FLAGS] TYPE FIELD[; TYPE FIELD...]' [FIELD=VALUE ...]
  *
  * The description is parsed and each FIELD=VALUE laid out where the kernel
@@ -44,6 +44,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: ue_emit [-n COUNT] [-w] [-f FILE] [-t SECONDS] [-s] [-I FIELD] [-x] [-b]\n"
+		"               [-D DIR]\n"
 		"               'NAME[:FLAGS] TYPE FIELD[; ...]' [FIELD=VALUE ...]\n"
 		"  -n COUNT    records to write (default 1; 0 only registers)\n"
 		"  -w          wait until the status byte is non-zero before writing\n"
@@ -57,6 +58,8 @@ static void usage(void)
 		"  -b          register through the enable-bit ABI (a bit of a word)\n"
 		"              instead of the status page: without -x, the event is\n"
 		"              deleted automatically once nothing refers to it\n"
+		"  -D DIR      user_events_data and user_events_status of DIR (a\n"
+		"              group's directory) instead of the top of tracefs\n"
 		"VALUE: integers in C notation (negative ones too); text for char[N]\n"
 		"and char strings; 0xHEX or de:ad for byte fields; n,n,... for\n"
 		"__data_loc/__rel_loc arrays of wider integers\n");
@@ -107,11 +110,12 @@ int main(int argc, char **argv)
 	int opt, fd, sfd, i, n, len;
 	struct user_status_reg reg;
 	struct iovec iov[2];
-	char err[512], name[256];
+	char err[512], name[256], path[4096];
+	const char *dir = TRACEFS;
 	unsigned int idx;
 	double start;
 
-	while ((opt = getopt(argc, argv, "n:wf:t:sI:xb")) != -1) {
+	while ((opt = getopt(argc, argv, "n:wf:t:sI:xbD:")) != -1) {
 		switch (opt) {
 		case 'n':
 			count = atoi(optarg);
@@ -136,6 +140,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			go_file = optarg;
+			break;
+		case 'D':
+			dir = optarg;
 			break;
 		default:
 			usage();
@@ -167,7 +174,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	sfd = open(TRACEFS "user_events_status", O_RDONLY);
+	snprintf(path, sizeof(path), "%s/user_events_status", dir);
+	sfd = open(path, O_RDONLY);
 	if (sfd < 0) {
 		perror("ue_emit: user_events_status");
 		return 1;
@@ -178,7 +186,8 @@ int main(int argc, char **argv)
 		perror("ue_emit: mmap status page");
 		return 1;
 	}
-	fd = open(TRACEFS "user_events_data", O_RDWR);
+	snprintf(path, sizeof(path), "%s/user_events_data", dir);
+	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		perror("ue_emit: user_events_data");
 		return 1;
@@ -263,7 +272,7 @@ int main(int argc, char **argv)
 	close(fd);
 	if (del) {
 		snprintf(name, sizeof(name), "%s", d.name);
-		fd = open(TRACEFS "user_events_data", O_RDWR);
+		fd = open(path, O_RDWR);
 		if (fd < 0 || ioctl(fd, DIAG_IOCSDEL, name)) {
 			perror("ue_emit: DIAG_IOCSDEL");
 			return 1;

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tenant groups: made and removed through user_events_groups, each with its
+ * own user_events_data and user_events_status under user_groups/NAME/ and
+ * events of its own system (user_events_NAME). What a group's files reach
+ * is that group's events only: every spoof, squat, delete, listing and
+ * limit below is tried from inside a group and must leave the rest as it
+ * was.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include "../kselftest_harness.h"
+#include "ue_helpers.h"
+
+#define UE_GROUPS TRACEFS "user_events_groups"
+#define UE_GROUP_DIR TRACEFS "user_groups/"
+
+/* One command to user_events_groups, in one write(); 0 or -errno */
+static int grp_cmd(const char *cmd)
+{
+	return uet_write_file(UE_GROUPS, cmd, O_APPEND);
+}
+
+static int dyn_cmd(const char *cmd)
+{
+	return uet_write_file(UE_DYN, cmd, O_APPEND);
+}
+
+/* user_groups/@g/@file */
+static const char *grp_path(const char *g, const char *file)
+{
+	static char path[4][256];
+	static int n;
+	char *p = path[n++ % 4];
+
+	snprintf(p, sizeof(path[0]), UE_GROUP_DIR "%s/%s", g, file);
+	return p;
+}
+
+static int grp_open(const char *g)
+{
+	return open(grp_path(g, "user_events_data"), O_RDWR);
+}
+
+/* Whether the text of @path contains @needle (-1: unreadable) */
+static int file_has(const char *path, const char *needle)
+{
+	char *text = uet_read_file(path);
+	int has;
+
+	if (!text)
+		return -1;
+	has = !!strstr(text, needle);
+	free(text);
+	return has;
+}
+
+/* 1/0 into events/@system/@name/enable */
+static int sys_enable(const char *system, const char *name, int on)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
+	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
+}
+
+/* Write a u32 payload through write index @widx; 0 or -errno */
+static int write_u32(int fd, int widx, __u32 v)
+{
+	struct iovec io[2] = {
+		{ &widx, sizeof(widx) },
+		{ &v, sizeof(v) },
+	};
+
+	return writev(fd, io, 2) < 0 ? -errno : 0;
+}
+
+/* The groups of every test: removed again, with the events left in them */
+static const char *const fixture_groups[] = { "gta", "gtb", "gtc", "gtl", "gtx" };
+static const char *const fixture_events[] = {
+	"gsame", "giso", "gdyn", "gpass", "gst", "gbit", "gl1", "gl2", "gl3", "gx",
+	"gcli",
+};
+
+static void cleanup_groups(void)
+{
+	char cmd[128];
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(fixture_groups); i++) {
+		for (j = 0; j < ARRAY_SIZE(fixture_events); j++) {
+			snprintf(cmd, sizeof(cmd), "-:%s/%s", fixture_groups[i],
+				 fixture_events[j]);
+			dyn_cmd(cmd);
+		}
+		snprintf(cmd, sizeof(cmd), "!%s", fixture_groups[i]);
+		grp_cmd(cmd);
+	}
+	for (j = 0; j < ARRAY_SIZE(fixture_events); j++) {
+		snprintf(cmd, sizeof(cmd), "-:%s", fixture_events[j]);
+		dyn_cmd(cmd);
+	}
+}
+
+FIXTURE(grp) {
+	int a, b, def;
+};
+
+FIXTURE_SETUP(grp)
+{
+	cleanup_groups();
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, grp_cmd("gta"));
+	ASSERT_EQ(0, grp_cmd("gtb max=16"));
+	self->a = grp_open("gta");
+	self->b = grp_open("gtb");
+	self->def = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, self->a);
+	ASSERT_LE(0, self->b);
+	ASSERT_LE(0, self->def);
+}
+
+FIXTURE_TEARDOWN(grp)
+{
+	close(self->a);
+	close(self->b);
+	close(self->def);
+	cleanup_groups();
+}
+
+/* A group is made with its directory and files, listed, and removed whole */
+TEST_F(grp, create_and_remove)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, grp_cmd("gtc max=5"));
+	EXPECT_EQ(0, stat(grp_path("gtc", "user_events_data"), &st));
+	EXPECT_EQ(0, stat(grp_path("gtc", "user_events_status"), &st));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtc max=5 events=0\n"));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gta max=1024 events=0\n"));
+	ASSERT_EQ(0, grp_cmd("!gtc"));
+	EXPECT_EQ(-1, stat(UE_GROUP_DIR "gtc", &st));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc"));
+	/* and made again under the same name */
+	ASSERT_EQ(0, grp_cmd("gtc"));
+	EXPECT_EQ(0, stat(grp_path("gtc", "user_events_data"), &st));
+}
+
+/* Each bad command gets its errno and changes nothing */
+TEST_F(grp, bad_commands)
+{
+	char *before = uet_read_file(UE_GROUPS), *after;
+	struct user_status_reg r;
+
+	ASSERT_NE(NULL, before);
+	/* the default group has an event: a limit must not wrap past it */
+	ASSERT_EQ(0, uet_register(self->def, "giso u32 x", &r));
+	EXPECT_EQ(-EINVAL, grp_cmd("multi"));
+	EXPECT_EQ(-EINVAL, grp_cmd("a_b"));
+	EXPECT_EQ(-EINVAL, grp_cmd("a-b"));
+	EXPECT_EQ(-EINVAL, grp_cmd("a/b"));
+	EXPECT_EQ(-EINVAL, grp_cmd("abcdefghijklmnopqrstuvwxyz0123456"));
+	EXPECT_EQ(-EINVAL, grp_cmd("gtc max=0"));
+	EXPECT_EQ(-EINVAL, grp_cmd("gtc max=abc"));
+	EXPECT_EQ(-EINVAL, grp_cmd("gtc other=1"));
+	EXPECT_EQ(-EINVAL, grp_cmd("!gta max=3"));
+	EXPECT_EQ(-ENOENT, grp_cmd("!nosuch"));
+	EXPECT_EQ(-EEXIST, grp_cmd("gta"));
+	/* more than kernel.user_events_max leaves the default group */
+	EXPECT_EQ(-ENOSPC, grp_cmd("gtc max=4000000000"));
+	/* a limit that would wrap what is set aside */
+	EXPECT_EQ(-ENOSPC, grp_cmd("gtc max=4294967295"));
+	EXPECT_EQ(-EINVAL, grp_cmd("gtc max=4294967296"));
+	after = uet_read_file(UE_GROUPS);
+	ASSERT_NE(NULL, after);
+	EXPECT_STREQ(before, after);
+	free(before);
+	free(after);
+}
+
+/* Making and removing groups takes CAP_PERFMON in the writer */
+TEST_F(grp, needs_capability)
+{
+	int fd = open(UE_GROUPS, O_WRONLY | O_APPEND), status;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* an fd root opened, written by a process without capabilities */
+		if (setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (write(fd, "gtc", 3) >= 0)
+			_exit(101);
+		if (write(fd, "!gta", 4) >= 0)
+			_exit(102);
+		_exit(errno == EPERM ? 0 : 103);
+	}
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc"));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gta "));
+}
+
+/* One name in two groups and the default, with other fields each: three events */
+TEST_F(grp, same_name_other_fields)
+{
+	struct user_status_reg ra, rb, rd;
+
+	ASSERT_EQ(0, uet_register(self->a, "gsame u32 a", &ra));
+	ASSERT_EQ(0, uet_register(self->b, "gsame u32 b", &rb));
+	ASSERT_EQ(0, uet_register(self->def, "gsame u64 c", &rd));
+	EXPECT_TRUE(uet_event_exists("user_events_gta", "gsame"));
+	EXPECT_TRUE(uet_event_exists("user_events_gtb", "gsame"));
+	EXPECT_TRUE(uet_event_exists("user_events", "gsame"));
+	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gta/gsame/format", "u32 a;"));
+	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gtb/gsame/format", "u32 b;"));
+	/* traced apart: only gta's is enabled */
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gsame", 1));
+	EXPECT_EQ(0, write_u32(self->a, ra.write_index, 7));
+	EXPECT_EQ(0, write_u32(self->b, rb.write_index, 9));
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gsame", 0));
+	EXPECT_EQ(1, uet_trace_count("gsame: a=7"));
+	EXPECT_EQ(0, uet_trace_count("b=9"));
+	/* each listing shows its own */
+	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gsame\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:gta/gsame u32 a\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:gtb/gsame u32 b\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:gsame u64 c\n"));
+}
+
+/*
+ * Through a group's file, the default group's event cannot be deleted,
+ * squatted (the name is free in the group), listed, nor its enabler
+ * unregistered; its status byte is not the group's
+ */
+TEST_F(grp, isolated_from_default)
+{
+	const unsigned char *page;
+	struct user_status_reg rd, ra;
+	__u32 word = 0;
+	int sfd;
+
+	ASSERT_EQ(0, uet_register(self->def, "giso u32 x", &rd));
+	ASSERT_EQ(0, uet_register_bits(self->def, "giso u32 x", &word, 4, 3, 0, NULL));
+	EXPECT_EQ(-ENOENT, uet_delete(self->a, "giso"));
+	EXPECT_TRUE(uet_event_exists("user_events", "giso"));
+	EXPECT_EQ(-ENOENT, uet_unregister_bits(self->a, &word, 3));
+	EXPECT_EQ(0, file_has(grp_path("gta", "user_events_status"), "giso"));
+	/* the name with other fields is the group's own event */
+	ASSERT_EQ(0, uet_register(self->a, "giso u64 y", &ra));
+	sfd = open(grp_path("gta", "user_events_status"), O_RDONLY);
+	ASSERT_LE(0, sfd);
+	page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
+	close(sfd);
+	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_EQ(0, uet_enable("", "giso", 1));
+	EXPECT_EQ(1u << 3, word);
+	EXPECT_EQ(0, page[ra.status_index]);
+	ASSERT_EQ(0, uet_enable("", "giso", 0));
+	EXPECT_EQ(0, word);
+	munmap((void *)page, getpagesize());
+	EXPECT_EQ(0, uet_unregister_bits(self->def, &word, 3));
+}
+
+/* Nor another group's */
+TEST_F(grp, isolated_between_groups)
+{
+	struct user_status_reg r;
+	int fd = grp_open("gta");
+
+	/* registered and left: only a deletion can remove it */
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "giso u32 x", &r));
+	close(fd);
+	EXPECT_EQ(-ENOENT, uet_delete(self->b, "giso"));
+	EXPECT_EQ(-ENOENT, uet_delete(self->def, "giso"));
+	EXPECT_TRUE(uet_event_exists("user_events_gta", "giso"));
+	EXPECT_EQ(0, file_has(grp_path("gtb", "user_events_status"), "giso"));
+	EXPECT_FALSE(uet_event_exists("user_events_gtb", "giso"));
+	/* the group's own deletion works */
+	ASSERT_EQ(0, uet_delete(self->a, "giso"));
+	EXPECT_FALSE(uet_event_exists("user_events_gta", "giso"));
+}
+
+/* A group's limit stops it, and nobody else */
+TEST_F(grp, limit)
+{
+	struct user_status_reg r;
+	int fd;
+
+	ASSERT_EQ(0, grp_cmd("gtl max=2"));
+	fd = grp_open("gtl");
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, uet_register(fd, "gl1 u32 x", &r));
+	EXPECT_EQ(0, uet_register(fd, "gl2 u32 x", &r));
+	EXPECT_EQ(-EMFILE, uet_register(fd, "gl3 u32 x", &r));
+	EXPECT_FALSE(uet_event_exists("user_events_gtl", "gl3"));
+	/* an existing event of the group still registers */
+	EXPECT_EQ(0, uet_register(fd, "gl1 u32 x", &r));
+	EXPECT_EQ(0, uet_register(self->a, "gl3 u32 x", &r));
+	EXPECT_EQ(0, uet_register(self->def, "gl3 u32 x", &r));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtl max=2 events=2\n"));
+	close(fd);
+}
+
+/* Both ABIs in a group: the group's status byte and an enable bit follow */
+TEST_F(grp, both_abis)
+{
+	const unsigned char *page;
+	struct user_status_reg r;
+	__u32 word = 0, widx = 0;
+	int sfd;
+
+	ASSERT_EQ(0, uet_register(self->a, "gst u32 x", &r));
+	ASSERT_EQ(0, uet_register_bits(self->a, "gst u32 x", &word, 4, 5, 0, &widx));
+	sfd = open(grp_path("gta", "user_events_status"), O_RDONLY);
+	ASSERT_LE(0, sfd);
+	page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
+	close(sfd);
+	ASSERT_NE(MAP_FAILED, page);
+	EXPECT_EQ(0, page[r.status_index]);
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gst", 1));
+	EXPECT_EQ(1, page[r.status_index]);
+	EXPECT_EQ(1u << 5, word);
+	EXPECT_EQ(0, write_u32(self->a, widx, 42));
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gst", 0));
+	EXPECT_EQ(0, page[r.status_index]);
+	EXPECT_EQ(0, word);
+	EXPECT_EQ(1, uet_trace_count("gst: x=42"));
+	munmap((void *)page, getpagesize());
+	EXPECT_EQ(0, uet_unregister_bits(self->a, &word, 5));
+}
+
+/* Removal is refused while the group is in use: files, mappings, events */
+TEST_F(grp, busy_while_used)
+{
+	struct user_status_reg r;
+	void *page;
+	int fd;
+
+	ASSERT_EQ(0, grp_cmd("gtx"));
+	fd = grp_open("gtx");
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
+	close(fd);
+	fd = open(grp_path("gtx", "user_events_status"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, page);
+	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
+	munmap(page, getpagesize());
+	fd = grp_open("gtx");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "gx u32 x", &r));
+	close(fd);
+	/* a status-page event stays until deleted, and keeps the group */
+	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx max=1024 events=1\n"));
+	ASSERT_EQ(0, dyn_cmd("-:gtx/gx"));
+	EXPECT_EQ(0, grp_cmd("!gtx"));
+	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
+}
+
+/* A file of a removed group opens no more */
+TEST_F(grp, removed_group_gone)
+{
+	struct stat st;
+	int dir;
+
+	ASSERT_EQ(0, grp_cmd("gtx"));
+	dir = open(UE_GROUP_DIR "gtx", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dir);
+	ASSERT_EQ(0, grp_cmd("!gtx"));
+	EXPECT_EQ(-1, openat(dir, "user_events_data", O_RDWR));
+	EXPECT_EQ(-1, fstatat(dir, "user_events_status", &st, 0));
+	/* a group of the same name made again is a new directory */
+	ASSERT_EQ(0, grp_cmd("gtx"));
+	EXPECT_EQ(-1, openat(dir, "user_events_data", O_RDWR));
+	close(dir);
+}
+
+/* dynamic_events addresses a group's event as GROUP/name */
+TEST_F(grp, dynamic_events_group_form)
+{
+	ASSERT_EQ(0, dyn_cmd("u:gta/gdyn u32 x"));
+	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
+	EXPECT_FALSE(uet_event_exists("user_events", "gdyn"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:gta/gdyn u32 x\n"));
+	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gdyn\n"));
+	/* the default group's name is another event */
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:gtb/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("u:nosuch/gdyn u32 x"));
+	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
+	EXPECT_EQ(0, dyn_cmd("!u:gta/gdyn u32 x"));
+	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
+	ASSERT_EQ(0, dyn_cmd("u:gta/gdyn u32 x"));
+	EXPECT_EQ(0, dyn_cmd("-:user_events_gta/gdyn"));
+	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
+}
+
+/*
+ * A group's data fd passed over a Unix socket to a process that has no
+ * tracefs and no privilege: it registers and writes in that group
+ */
+TEST_F(grp, fd_passing)
+{
+	struct user_status_reg r;
+	int sv[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, uet_register(self->a, "gpass u32 x", &r));
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gpass", 1));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char cbuf[CMSG_SPACE(sizeof(int))], c;
+		struct iovec io = { &c, 1 };
+		struct msghdr msg = {
+			.msg_iov = &io, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct user_status_reg cr;
+		int fd;
+
+		close(sv[0]);
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    umount2("/sys/kernel/tracing", MNT_DETACH))
+			_exit(100);
+		umount2("/sys/kernel/debug/tracing", MNT_DETACH);
+		if (setresuid(65534, 65534, 65534))
+			_exit(101);
+		if (!access(UE_DATA, F_OK))
+			_exit(102);
+		if (recvmsg(sv[1], &msg, 0) != 1 || !CMSG_FIRSTHDR(&msg))
+			_exit(103);
+		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(fd));
+		if (uet_register(fd, "gpass u32 x", &cr))
+			_exit(104);
+		_exit(write_u32(fd, cr.write_index, 77) ? 105 : 0);
+	} else {
+		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, c = 'f';
+		struct iovec io = { &c, 1 };
+		struct msghdr msg = {
+			.msg_iov = &io, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &self->a, sizeof(int));
+		close(sv[1]);
+		ASSERT_EQ(1, sendmsg(sv[0], &msg, 0));
+		close(sv[0]);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gpass", 0));
+	EXPECT_EQ(1, uet_trace_count("gpass: x=77"));
+}
+
+/*
+ * Making and removing a group raced against opening its files, registering,
+ * writing and deleting in it: every step fails only with the errno of the
+ * state it met, and nothing is left behind
+ */
+TEST_F(grp, remove_races_registration)
+{
+	int i, status, bad = 0;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		for (i = 0; i < 300; i++) {
+			int r = grp_cmd(i % 2 ? "!gtx" : "gtx");
+
+			if (r && r != -EEXIST && r != -EBUSY && r != -ENOENT)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 300; i++) {
+		struct user_status_reg r;
+		int fd = grp_open("gtx"), ret;
+
+		if (fd < 0) {
+			bad += errno != ENOENT && errno != ENODEV;
+			continue;
+		}
+		ret = uet_register(fd, "gx u32 x", &r);
+		bad += ret != 0;
+		if (!ret)
+			bad += write_u32(fd, r.write_index, i) != 0;
+		close(fd);
+		ret = dyn_cmd("-:gtx/gx");
+		bad += ret && ret != -ENOENT && ret != -EBUSY;
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, bad);
+	dyn_cmd("-:gtx/gx");
+	grp_cmd("!gtx");
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtx"));
+	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
+}
+
+/* The user_events command next to this program: built with libuserevents */
+static const char *cli_path(void)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	char *slash;
+
+	if (n <= 0)
+		return "./user_events";
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	snprintf(slash ? slash + 1 : path, 32, "user_events");
+	return path;
+}
+
+/*
+ * In a new mount namespace, the group's directory where tracefs was, and
+ * the process an unprivileged uid: run the user_events command (argv) there,
+ * its standard output into @out; its exit status, or 200+ for a step of
+ * the set-up that failed
+ */
+static int run_in_container(const char *group, char *const argv[], char *out,
+			    size_t size)
+{
+	char tmp[] = "/tmp/ue_grpXXXXXX";
+	int pipefd[2], status;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char dir[256];
+
+		snprintf(dir, sizeof(dir), UE_GROUP_DIR "%s", group);
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			_exit(200);
+		if (!mkdtemp(tmp) || mount(dir, tmp, NULL, MS_BIND, NULL))
+			_exit(201);
+		if (umount2("/sys/kernel/tracing", MNT_DETACH) ||
+		    mount(tmp, "/sys/kernel/tracing", NULL, MS_MOVE, NULL))
+			_exit(202);
+		umount2("/sys/kernel/debug/tracing", MNT_DETACH);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(203);
+		dup2(pipefd[1], 1);
+		close(pipefd[0]);
+		execv(cli_path(), argv);
+		_exit(204);
+	}
+	close(pipefd[1]);
+	while (len + 1 < (ssize_t)size &&
+	       (n = read(pipefd[0], out + len, size - len - 1)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	rmdir(tmp);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 300;
+}
+
+/* Give the group's directory and files to uid/gid @id */
+static int chown_group(const char *g, int id)
+{
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), UE_GROUP_DIR "%s", g);
+	return chown(dir, id, id) || chown(grp_path(g, "user_events_data"), id, id) ||
+	       chown(grp_path(g, "user_events_status"), id, id) ? -errno : 0;
+}
+
+/*
+ * A "container": the group's directory bind-mounted at /sys/kernel/tracing
+ * of a new mount namespace, an unprivileged uid the group's files were
+ * given to. The user_events command (libuserevents) works there unchanged,
+ * on the group's events only; the host decodes what it wrote.
+ */
+TEST_F(grp, container_runs_cli)
+{
+	static char *const emit[] = { "user_events", "emit", "gcli u32 x", "x=5", NULL };
+	static char *const status[] = { "user_events", "status", NULL };
+	static char *const del[] = { "user_events", "delete", "giso", NULL };
+	struct user_status_reg r;
+	char out[4096];
+	int fd;
+
+	/* the host's event of another name, which the container must not see */
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "giso u32 x", &r));
+	close(fd);
+	ASSERT_EQ(0, dyn_cmd("u:gta/gcli u32 x"));
+	ASSERT_EQ(0, chown_group("gta", 65534));
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gcli", 1));
+	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, sys_enable("user_events_gta", "gcli", 0));
+	EXPECT_EQ(1, uet_trace_count("gcli: x=5"));
+	EXPECT_EQ(0, run_in_container("gta", status, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "gcli"));
+	EXPECT_EQ(NULL, strstr(out, "giso")) TH_LOG("%s", out);
+	/* the host's event is not the container's to delete */
+	EXPECT_NE(0, run_in_container("gta", del, out, sizeof(out)));
+	EXPECT_TRUE(uet_event_exists("user_events", "giso"));
+}
+
+TEST_HARNESS_MAIN
