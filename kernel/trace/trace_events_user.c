@@ -3600,12 +3600,11 @@ static int user_groups_open(struct inode *inode, struct file *file)
 	return single_open(file, user_groups_show, NULL);
 }
 
+/* Commands are appended (O_APPEND or not): no seeking */
 static const struct file_operations user_groups_fops = {
-	.open		= user_groups_open,
-	.read		= seq_read,
+	.open = user_groups_open, .release = single_release,
 	.write		= user_groups_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
+	.read		= seq_read,
 };
 
 /* Without them, the default group works as before */

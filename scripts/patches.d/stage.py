@@ -129,16 +129,18 @@ def nogroups(final, gone):
     for f in ('user_group_get', 'user_group_put', 'user_group_max',
               'user_group_of_command', 'user_group_of_inode'):
         c.drop_prototype(f)
-    c.drop_stmt('user_event_release_memory', 'nr_events')
-    c.drop_stmt('user_event_release_memory', 'user_group_put')
-    c.drop_stmt('user_event_alloc', 'user_group_get',
-                new='\tue->group = g;\n')
-    c.drop_stmt('user_event_alloc', 'nr_events')
+    # an event counts against its group, and holds it
+    for f, ident in (('user_event_release_memory', 'nr_events'),
+                     ('user_event_release_memory', 'user_group_put'),
+                     ('user_event_alloc', 'nr_events')):
+        c.drop_stmt(f, ident)
+    c.drop_stmt('user_event_alloc', 'user_group_get', new='\tue->group = g;\n')
     c.edit('user_event_create_spec',
            '\tif (user_events_count >= READ_ONCE(user_events_max) ||\n'
            '\t    g->nr_events >= user_group_max(g))\n',
            '\tif (user_events_count >= READ_ONCE(user_events_max))\n')
-    replace(c, 'user_event_create', 'nogroups/user_event_create.c')
+    c.drop_stmt('user_event_create', 'user_group_of_command')
+    c.edit('user_event_create', '\tif (!g)\n\t\treturn -ENOENT;\n', '')
     c.edit('user_event_show',
            '\tseq_puts(m, USER_EVENTS_PREFIX);\n'
            '\tif (ue->group->name)\n'
@@ -262,7 +264,7 @@ def stages(final, gone):
     c.comment('user_event_find_or_create', F('perf/user_event_find_or_create-comment.c'))
     c.drop_param('user_event_find_or_create', 'how')
     c.drop_stmt('user_event_find_or_create', 'UE_GET_MULTI',
-                new='\tue = user_event_find(d.name);\n')
+                new='\tue = user_event_find(g, d.name);\n')
     c.drop_stmt('user_event_find_or_create', 'user_event_adopt')
     c.drop_arg('user_event_find_or_create', 'user_event_create_spec', 2)
     c.drop_arg('user_event_create', 'user_event_find_or_create', 3)

@@ -311,14 +311,6 @@ static int bits_event_gone(const char *name)
 	return wait_gone(name);
 }
 
-static int enable(const char *system, const char *name, int on)
-{
-	char path[600];
-
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
-	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
-}
-
 /* perf: a per-task event on the tracepoint with a ring for @ops samples */
 struct perf_ring {
 	int fd;
@@ -462,13 +454,17 @@ enum {
 	C_WRITEV, C_FTRACE, C_PERF, C_BPF, C_WRITE_FTRACE, C_MARKER,
 	C_MARKER_RAW, C_WRITE_NULL, C_WRITEV_NULL, C_WRITEV_BITS,
 	C_FTRACE_BITS, C_PERF_BITS, C_BPF_BITS, C_WRITE_BITS,
-	C_WRITE_FTRACE_BITS, C_LIB_FTRACE_BITS, NR_CASES
+	C_WRITE_FTRACE_BITS, C_LIB_FTRACE_BITS, C_FTRACE_GROUP, C_WRITEV_GROUP,
+	NR_CASES
 };
 
-/* @only: the one payload size the case runs at (0: every size) */
+/*
+ * @only: the one payload size the case runs at (0: every size); @group:
+ * the event of a tenant group (ours only), bench_64 of group "bench"
+ */
 static const struct {
 	const char *name, *consumer;
-	int how, attach, bits, only;
+	int how, attach, bits, only, group;
 } bench_cases[NR_CASES] = {
 	[C_WRITEV] = { "writev", "none", W_WRITEV, A_NONE },
 	[C_FTRACE] = { "writev", "ftrace", W_WRITEV, A_FTRACE },
@@ -486,6 +482,8 @@ static const struct {
 	[C_WRITE_BITS] = { "write_bits", "none", W_WRITE, A_NONE, 1 },
 	[C_WRITE_FTRACE_BITS] = { "write_bits", "ftrace", W_WRITE, A_FTRACE, 1 },
 	[C_LIB_FTRACE_BITS] = { "lib_write_bits", "ftrace", W_LIB, A_FTRACE, 1, 64 },
+	[C_FTRACE_GROUP] = { "writev_group", "ftrace", W_WRITEV, A_FTRACE, 0, 64, 1 },
+	[C_WRITEV_GROUP] = { "writev_group", "none", W_WRITEV, A_NONE, 0, 64, 1 },
 };
 
 static double figures[NR_CASES][NR_SIZES][ROUNDS];
@@ -511,16 +509,90 @@ static int writes_event(int c)
 UE_DEFINE_EVENT(lib_event, "bench_lib", "u64 id; char[56] msg");
 static struct event lib_ev = { .name = "bench_lib", .size = 64 };
 
+/* A tenant group's event and its status page: ours only */
+#define GROUP_DIR TRACEFS "user_groups/bench/"
+static struct event group_ev;
+static volatile const uint8_t *group_status;
+static int have_group;
+
 static struct event *case_event(int c, int s)
 {
+	if (bench_cases[c].group)
+		return &group_ev;
 	if (bench_cases[c].how == W_LIB)
 		return &lib_ev;
 	return bench_cases[c].bits ? &bits_events[s] : &events[s];
 }
 
+/*
+ * Ours: group "bench", with an event bench_64 of its own (the default
+ * group's bench_64 is another event), registered through the group's files
+ */
+static int group_setup(void)
+{
+	struct user_status_reg reg = { .size = sizeof(reg) };
+	char desc[256];
+	int fd, sfd;
+
+	uet_write_file(TRACEFS "user_events_groups", "!bench", O_APPEND);
+	if (uet_write_file(TRACEFS "user_events_groups", "bench", O_APPEND))
+		return -1;
+	sfd = open(GROUP_DIR "user_events_status", O_RDONLY);
+	if (sfd < 0)
+		return -1;
+	group_status = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
+	close(sfd);
+	fd = open(GROUP_DIR "user_events_data", O_RDWR);
+	if (group_status == MAP_FAILED || fd < 0)
+		return -1;
+	ev_init(&group_ev, fd, "bench_64", 64, desc, sizeof(desc));
+	reg.name_args = (unsigned long)desc;
+	if (ioctl(fd, DIAG_IOCSREG, &reg))
+		return -1;
+	group_ev.write_index = reg.write_index;
+	group_ev.status = group_status + reg.status_index;
+	return 0;
+}
+
+static void group_teardown(void)
+{
+	close(group_ev.fd);
+	munmap((void *)group_status, getpagesize());
+	if (uet_write_file(TRACEFS "dynamic_events", "-:bench/bench_64", O_APPEND) ||
+	    uet_write_file(TRACEFS "user_events_groups", "!bench", O_APPEND))
+		fail("group bench: cannot remove it");
+}
+
+/*
+ * Ticks to register a new event in group "bench" (then deleted): timed
+ * while the default group has 1, 1000 and 4095 events
+ */
+static double group_register_cost(void)
+{
+	struct user_status_reg reg = { .size = sizeof(reg) };
+	int fd = open(GROUP_DIR "user_events_data", O_RDWR);
+	uint64_t t0, t1;
+
+	reg.name_args = (unsigned long)"gscale char[64] d0";
+	t0 = now();
+	if (fd < 0 || ioctl(fd, DIAG_IOCSREG, &reg))
+		fail("register in group bench: %s", strerror(errno));
+	t1 = now();
+	if (fd >= 0)
+		close(fd);
+	fd = open(GROUP_DIR "user_events_data", O_RDWR);
+	if (fd < 0 || ioctl(fd, DIAG_IOCSDEL, "gscale"))
+		fail("delete gscale of group bench: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return (double)(t1 - t0);
+}
+
 /* Does case @c run at payload index @s? */
 static int case_runs(int c, int s)
 {
+	if (bench_cases[c].group && !have_group)
+		return 0;
 	return !bench_cases[c].only || bench_cases[c].only == payloads[s];
 }
 
@@ -682,7 +754,8 @@ static void one_case(int c, int s, int r)
 	switch (attach) {
 	case A_FTRACE:
 		ftrace_reset();
-		err = enable("user_events", ev->name, 1);
+		err = uet_enable_in(bench_cases[c].group ? "user_events_bench" : "user_events",
+			     ev->name, 1);
 		break;
 	case A_PERF:
 		err = perf_attach(&ring, ev->name, ev->size);
@@ -712,7 +785,8 @@ static void one_case(int c, int s, int r)
 	v = run_writes(c, s, ev, OPS);
 	switch (attach) {
 	case A_FTRACE:
-		enable("user_events", ev->name, 0);
+		uet_enable_in(bench_cases[c].group ? "user_events_bench" : "user_events",
+		       ev->name, 0);
 		got = ftrace_recorded();
 		break;
 	case A_PERF:
@@ -838,7 +912,7 @@ static int uprobe_setup(void)
 	found = uet_write_file(TRACEFS "uprobe_events", cmd, O_APPEND);
 	if (found)
 		return found;
-	return enable("uprobes", "ue_bench_probe", 1);
+	return uet_enable_in("uprobes", "ue_bench_probe", 1);
 }
 
 static double uprobe_cost(void)
@@ -862,7 +936,7 @@ static double uprobe_cost(void)
 
 static void uprobe_teardown(void)
 {
-	enable("uprobes", "ue_bench_probe", 0);
+	uet_enable_in("uprobes", "ue_bench_probe", 0);
 	uet_write_file(TRACEFS "uprobe_events", "-:uprobes/ue_bench_probe", O_APPEND);
 }
 
@@ -932,6 +1006,7 @@ static void scaling(void)
 {
 	static const int marks[] = { 1, 64, 4095 };
 	static double wr[3][ROUNDS], reg[3][ROUNDS], del[3][ROUNDS];
+	static double greg[3][ROUNDS];
 	static double one[ROUNDS], two1[ROUNDS], two2[ROUNDS];
 	struct event *fill = calloc(4096, sizeof(*fill)), *pair[2], other;
 	char name[32];
@@ -954,22 +1029,26 @@ static void scaling(void)
 			if (ev_register(&fill[i], i == 1 ? fd2 : fd, name, 64))
 				fail("register %s: %s", name, strerror(errno));
 			t0 = now() - t0;
-			if (i == 1 || i == 1000 || i == 4095)
+			if (i == 1 || i == 1000 || i == 4095) {
 				reg[i == 1 ? 0 : i == 1000 ? 1 : 2][r] = t0;
+				if (have_group)
+					greg[i == 1 ? 0 : i == 1000 ? 1 : 2][r] =
+						group_register_cost();
+			}
 			if (i == 1) {
 				/* one writer; two into scale_1; two into two events */
 				if (ev_register(&other, fd3, "scale_pair", 64))
 					fail("register scale_pair: %s", strerror(errno));
-				enable("user_events", "scale_1", 1);
-				enable("user_events", "scale_pair", 1);
+				uet_enable_in("user_events", "scale_1", 1);
+				uet_enable_in("user_events", "scale_pair", 1);
 				pair[0] = &fill[1];
 				pair[1] = &fill[1];
 				one[r] = writers(1, pair);
 				two1[r] = writers(2, pair);
 				pair[1] = &other;
 				two2[r] = writers(2, pair);
-				enable("user_events", "scale_1", 0);
-				enable("user_events", "scale_pair", 0);
+				uet_enable_in("user_events", "scale_1", 0);
+				uet_enable_in("user_events", "scale_pair", 0);
 				close(fd3);
 				if (!peer && ioctl(fd2, DIAG_IOCSDEL, "scale_pair"))
 					fail("delete scale_pair: %s", strerror(errno));
@@ -978,9 +1057,9 @@ static void scaling(void)
 				continue;
 			/* writes into the first event, ftrace attached */
 			ftrace_reset();
-			enable("user_events", "scale_1", 1);
+			uet_enable_in("user_events", "scale_1", 1);
 			wr[m][r] = run_writes(C_FTRACE, 0, &fill[1], OPS);
-			enable("user_events", "scale_1", 0);
+			uet_enable_in("user_events", "scale_1", 0);
 			if (ftrace_recorded() != OPS)
 				fail("scaling: %ld of %d recorded", ftrace_recorded(), OPS);
 			m++;
@@ -1017,6 +1096,10 @@ static void scaling(void)
 		if (!peer)
 			row("delete", "none", 64, m ? (m == 1 ? 1000 : 4095) : 1,
 			    median(del[m], r));
+		/* events in the other groups: the default group's */
+		if (have_group)
+			row("register_group", "none", 64,
+			    m ? (m == 1 ? 1000 : 4095) : 1, median(greg[m], r));
 	}
 	row("one_writer", "ftrace", 64, 1, median(one, r));
 	row("two_writers_one_event", "ftrace", 64, 2, median(two1, r));
@@ -1063,9 +1146,9 @@ static void scaling_bits(void)
 			if (n != marks[m])
 				continue;
 			ftrace_reset();
-			enable("user_events", "sbits_1", 1);
+			uet_enable_in("user_events", "sbits_1", 1);
 			wr[m][r] = run_writes(C_FTRACE_BITS, 0, &fill[1], OPS);
-			enable("user_events", "sbits_1", 0);
+			uet_enable_in("user_events", "sbits_1", 0);
 			if (ftrace_recorded() != OPS)
 				fail("scaling bits: %ld of %d recorded", ftrace_recorded(), OPS);
 			m++;
@@ -1539,6 +1622,9 @@ int main(int argc, char **argv)
 	}
 	have_bits = !register_bits_events(fd);
 	have_lib = have_bits && !register_lib_event();
+	have_group = !peer && !group_setup();
+	if (!peer && !have_group)
+		fail("group bench: cannot set it up");
 	if (bpf_setup())
 		die("bpf program");
 	if (profile) {
@@ -1591,6 +1677,8 @@ int main(int argc, char **argv)
 	if (have_bits)
 		scaling_bits();
 	scaling();
+	if (have_group)
+		group_teardown();
 	printf("# done: %s\n", failed ? "FAILED" : "ok");
 	return failed;
 }

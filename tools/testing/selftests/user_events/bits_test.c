@@ -129,15 +129,6 @@ static int tp_id(const char *system, const char *name)
 	return id;
 }
 
-/* 1/0 into events/@system/@name/enable; 0 or -errno */
-static int enable_in(const char *system, const char *name, int on)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
-	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
-}
-
 /* Names of events/user_events_multi/@name.* in @out; how many there are */
 static int multi_dirs(const char *name, char (*out)[64], int max)
 {
@@ -252,7 +243,7 @@ static void env_teardown(struct env *e)
 		uet_enable("", e->names[i], 0);
 		n = multi_dirs(e->names[i], dirs, 4);
 		for (j = 0; j < n && j < 4; j++)
-			enable_in(MULTI, dirs[j], 0);
+			uet_enable_in(MULTI, dirs[j], 0);
 	}
 	for (i = 0; i < e->nen; i++)
 		uet_unregister_bits(e->fd, e->en[i].addr, e->en[i].bit);
@@ -1628,9 +1619,9 @@ TEST_F(bits, multi_format)
 		strtoull(dirs[i] + strlen("bits_mf."), &end, 16);
 		EXPECT_TRUE(*end == '\0' && end > dirs[i] + strlen("bits_mf."))
 			TH_LOG("%s: not name.<hex id>", dirs[i]);
-		ASSERT_EQ(0, enable_in(MULTI, dirs[i], 1));
+		ASSERT_EQ(0, uet_enable_in(MULTI, dirs[i], 1));
 		bits[i] = *w;
-		ASSERT_EQ(0, enable_in(MULTI, dirs[i], 0));
+		ASSERT_EQ(0, uet_enable_in(MULTI, dirs[i], 0));
 		EXPECT_EQ(0, *w);
 		if (bits[i] == 5)
 			a = i;
@@ -1644,8 +1635,8 @@ TEST_F(bits, multi_format)
 	EXPECT_EQ(8, *w);
 	ASSERT_EQ(0, uet_enable("", "bits_mf", 0));
 
-	ASSERT_EQ(0, enable_in(MULTI, dirs[a], 1));
-	ASSERT_EQ(0, enable_in(MULTI, dirs[b], 1));
+	ASSERT_EQ(0, uet_enable_in(MULTI, dirs[a], 1));
+	ASSERT_EQ(0, uet_enable_in(MULTI, dirs[b], 1));
 	EXPECT_EQ(8, emit(self->e.fd, ia, 7));
 	memcpy(rec_b, &ib, 4);
 	memcpy(rec_b + 4, &bval, 8);
@@ -1655,8 +1646,8 @@ TEST_F(bits, multi_format)
 	snprintf(want, sizeof(want), "%s:", dirs[b]);
 	EXPECT_TRUE(trace_line_has(" b=4886718345\n", want))
 		TH_LOG("no '%s b=4886718345' in trace", want);
-	ASSERT_EQ(0, enable_in(MULTI, dirs[a], 0));
-	ASSERT_EQ(0, enable_in(MULTI, dirs[b], 0));
+	ASSERT_EQ(0, uet_enable_in(MULTI, dirs[a], 0));
+	ASSERT_EQ(0, uet_enable_in(MULTI, dirs[b], 0));
 
 	/*
 	 * Made through this ABI: they go with the last reference, but for

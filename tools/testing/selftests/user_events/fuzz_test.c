@@ -148,6 +148,7 @@ static struct {
 	unsigned long long bits_unregs_ok, bits_gone, bits_word_checks, bits_unprivileged;
 	unsigned long long race_scenarios, race_regs, race_regs_ok, race_efault, race_unregs;
 	unsigned long long race_unregs_ok, race_remaps, race_forks, race_signals, race_checks;
+	unsigned long long group_scenarios, group_regs, group_full, group_same_name;
 } stats;
 
 /* Random numbers: splitmix64, one stream per (seed, iteration) ----------- */
@@ -4374,6 +4375,120 @@ static void cleanup(void)
 	}
 }
 
+/* A group's command; failing the run unless it gives @want */
+static void group_cmd(const char *cmd, int want)
+{
+	int ret = uet_write_file(TRACEFS "user_events_groups", cmd, O_APPEND);
+
+	set_ctx("user_events_groups", cmd);
+	if (ret != want)
+		fail("groups", "'%s': %s, want %s", cmd, err_name(ret), err_name(want));
+}
+
+/*
+ * A tenant group with a random limit: valid descriptions, some with the
+ * name of a default-group event made first, registered through the group's
+ * file are the group's own events (its system, not user_events) up to its
+ * limit, then EMFILE; the default group's file cannot delete them, nor the
+ * group's the default group's; removal is EBUSY until they are deleted,
+ * then the group and its events are gone
+ */
+static void groups_scenario(void)
+{
+	int max = rnd_range(1, 6), n = rnd_range(1, 8), made = 0, i, j, ret, gfd, dfd;
+	char group[32], cmd[2200], desc[TEXT_MAX], path[2200];
+	static char names[8][256];
+	static struct event_desc d;
+	struct user_status_reg reg;
+	struct live *shadow = NULL;
+
+	stats.group_scenarios++;
+	/* a new name each time: what a failed scenario left stays apart */
+	snprintf(group, sizeof(group), "fz%llu", cur_iter % 1000000);
+	snprintf(cmd, sizeof(cmd), "%s max=%d", group, max);
+	group_cmd(cmd, 0);
+	snprintf(path, sizeof(path), TRACEFS "user_groups/%s/user_events_data", group);
+	gfd = open(path, O_RDWR);
+	if (gfd < 0)
+		fail("groups", "open %s: %s", path, strerror(errno));
+	if (nr_iter_fds < (int)ARRAY_SIZE(iter_fds))
+		iter_fds[nr_iter_fds++] = gfd;
+	dfd = open_data();
+	for (i = 0; i < n; i++) {
+		do
+			gen_desc(desc, sizeof(desc), NULL);
+		while (oracle(desc, &d) != V_OK || strlen(d.canon + 2) > DESC_LIMIT);
+		/* the first may have a default-group twin with the same name */
+		if (!i && chance(50)) {
+			set_ctx("DIAG_IOCSREG (default group twin)", desc);
+			if (uet_register(dfd, desc, &reg))
+				fail("groups", "registering a valid event: %s", desc);
+			shadow = add_live(d.name, d.canon);
+			shadow->sidx = reg.status_index;
+			stats.group_same_name++;
+		}
+		for (j = 0; j < made && strcmp(names[j], d.name); j++)
+			;
+		set_ctx("DIAG_IOCSREG in a group", desc);
+		ret = uet_register(gfd, desc, &reg);
+		stats.group_regs++;
+		if (j < made) {
+			if (ret && ret != -EADDRINUSE)
+				fail("groups", "a name again: %s", err_name(ret));
+			continue;
+		}
+		if (made == max) {
+			if (ret != -EMFILE)
+				fail("groups", "past the limit %d: %s, want EMFILE", max,
+				     err_name(ret));
+			stats.group_full++;
+			continue;
+		}
+		if (ret)
+			fail("groups", "registering a valid event: %s", err_name(ret));
+		snprintf(names[made++], sizeof(names[0]), "%s", d.name);
+		snprintf(path, sizeof(path), TRACEFS "events/user_events_%s/%s", group, d.name);
+		if (access(path, F_OK))
+			fail("groups", "no %s", path);
+		/* the default group's file does not reach it */
+		if (!shadow || strcmp(shadow->name, d.name)) {
+			ret = uet_delete(dfd, d.name);
+			if (ret != -ENOENT)
+				fail("groups", "default group deleting %s: %s, want ENOENT",
+				     d.name, err_name(ret));
+		}
+	}
+	/* nor the group's file the default group's twin: its own, held, is EBUSY */
+	if (shadow) {
+		int own = made && !strcmp(names[0], shadow->name);
+
+		ret = uet_delete(gfd, shadow->name);
+		if (ret != (own ? -EBUSY : -ENOENT))
+			fail("groups", "the group's file deleting %s: %s", shadow->name,
+			     err_name(ret));
+	}
+	snprintf(cmd, sizeof(cmd), "!%s", group);
+	group_cmd(cmd, -EBUSY);
+	close_data(gfd);
+	close_data(dfd);
+	if (made)
+		group_cmd(cmd, -EBUSY);
+	for (i = 0; i < made; i++) {
+		snprintf(cmd, sizeof(cmd), "-:%s/%s", group, names[i]);
+		ret = uet_write_file(UE_DYN, cmd, O_APPEND);
+		if (ret)
+			fail("groups", "'%s': %s", cmd, err_name(ret));
+	}
+	snprintf(cmd, sizeof(cmd), "!%s", group);
+	group_cmd(cmd, 0);
+	snprintf(path, sizeof(path), TRACEFS "events/user_events_%s", group);
+	if (!access(path, F_OK))
+		fail("groups", "%s is still there", path);
+	/* the twin is still there, and goes only now */
+	if (shadow)
+		delete_live(shadow);
+}
+
 static void one_iteration(void)
 {
 	char desc[TEXT_MAX];
@@ -4417,6 +4532,8 @@ static void one_iteration(void)
 	}
 	if (chance(4))
 		race_scenario();
+	if (chance(5))
+		groups_scenario();
 }
 
 static double now(void)
@@ -4558,6 +4675,9 @@ static void print_stats(unsigned long long done, double secs)
 		       stats.race_scenarios, stats.race_regs, stats.race_regs_ok, stats.race_efault,
 		       stats.race_unregs, stats.race_unregs_ok, stats.race_remaps, stats.race_forks,
 		       stats.race_signals, stats.race_checks);
+	ksft_print_msg("groups: %llu scenarios, %llu regs (%llu past the limit), %llu twins\n",
+		       stats.group_scenarios, stats.group_regs, stats.group_full,
+		       stats.group_same_name);
 }
 
 int main(int argc, char **argv)

@@ -63,15 +63,6 @@ static int file_has(const char *path, const char *needle)
 	return has;
 }
 
-/* 1/0 into events/@system/@name/enable */
-static int sys_enable(const char *system, const char *name, int on)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
-	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
-}
-
 /* Write a u32 payload through write index @widx; 0 or -errno */
 static int write_u32(int fd, int widx, __u32 v)
 {
@@ -227,10 +218,10 @@ TEST_F(grp, same_name_other_fields)
 	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gta/gsame/format", "u32 a;"));
 	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gtb/gsame/format", "u32 b;"));
 	/* traced apart: only gta's is enabled */
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gsame", 1));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gsame", 1));
 	EXPECT_EQ(0, write_u32(self->a, ra.write_index, 7));
 	EXPECT_EQ(0, write_u32(self->b, rb.write_index, 9));
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gsame", 0));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gsame", 0));
 	EXPECT_EQ(1, uet_trace_count("gsame: a=7"));
 	EXPECT_EQ(0, uet_trace_count("b=9"));
 	/* each listing shows its own */
@@ -331,11 +322,11 @@ TEST_F(grp, both_abis)
 	close(sfd);
 	ASSERT_NE(MAP_FAILED, page);
 	EXPECT_EQ(0, page[r.status_index]);
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gst", 1));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gst", 1));
 	EXPECT_EQ(1, page[r.status_index]);
 	EXPECT_EQ(1u << 5, word);
 	EXPECT_EQ(0, write_u32(self->a, widx, 42));
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gst", 0));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gst", 0));
 	EXPECT_EQ(0, page[r.status_index]);
 	EXPECT_EQ(0, word);
 	EXPECT_EQ(1, uet_trace_count("gst: x=42"));
@@ -423,7 +414,7 @@ TEST_F(grp, fd_passing)
 	pid_t pid;
 
 	ASSERT_EQ(0, uet_register(self->a, "gpass u32 x", &r));
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gpass", 1));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gpass", 1));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -472,7 +463,7 @@ TEST_F(grp, fd_passing)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gpass", 0));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gpass", 0));
 	EXPECT_EQ(1, uet_trace_count("gpass: x=77"));
 }
 
@@ -620,9 +611,9 @@ TEST_F(grp, container_runs_cli)
 	close(fd);
 	ASSERT_EQ(0, dyn_cmd("u:gta/gcli u32 x"));
 	ASSERT_EQ(0, chown_group("gta", 65534));
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gcli", 1));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 1));
 	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out))) TH_LOG("%s", out);
-	ASSERT_EQ(0, sys_enable("user_events_gta", "gcli", 0));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 0));
 	EXPECT_EQ(1, uet_trace_count("gcli: x=5"));
 	EXPECT_EQ(0, run_in_container("gta", status, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "gcli"));

@@ -40,6 +40,19 @@
 /* the kernel writes the status page behind our back */
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
+/* @file of @dir (the top of tracefs or a group's), or -1 when it cannot be opened */
+static int open_in(const char *dir, const char *file, int flags)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, flags);
+	if (fd < 0)
+		fprintf(stderr, "ue_emit: %s: %s\n", path, strerror(errno));
+	return fd;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -110,7 +123,7 @@ int main(int argc, char **argv)
 	int opt, fd, sfd, i, n, len;
 	struct user_status_reg reg;
 	struct iovec iov[2];
-	char err[512], name[256], path[4096];
+	char err[512], name[256];
 	const char *dir = TRACEFS;
 	unsigned int idx;
 	double start;
@@ -174,24 +187,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	snprintf(path, sizeof(path), "%s/user_events_status", dir);
-	sfd = open(path, O_RDONLY);
-	if (sfd < 0) {
-		perror("ue_emit: user_events_status");
+	sfd = open_in(dir, "user_events_status", O_RDONLY);
+	if (sfd < 0)
 		return 1;
-	}
 	status = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
 	close(sfd);
 	if (status == MAP_FAILED) {
 		perror("ue_emit: mmap status page");
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/user_events_data", dir);
-	fd = open(path, O_RDWR);
-	if (fd < 0) {
-		perror("ue_emit: user_events_data");
+	fd = open_in(dir, "user_events_data", O_RDWR);
+	if (fd < 0)
 		return 1;
-	}
 	memset(&reg, 0, sizeof(reg));
 	reg.size = sizeof(reg);
 	reg.name_args = (unsigned long)desc;
@@ -272,7 +279,7 @@ int main(int argc, char **argv)
 	close(fd);
 	if (del) {
 		snprintf(name, sizeof(name), "%s", d.name);
-		fd = open(path, O_RDWR);
+		fd = open_in(dir, "user_events_data", O_RDWR);
 		if (fd < 0 || ioctl(fd, DIAG_IOCSDEL, name)) {
 			perror("ue_emit: DIAG_IOCSDEL");
 			return 1;

@@ -113,6 +113,15 @@ static inline int uet_enable(const char *instance, const char *name, int on)
 	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
 }
 
+/* 1/0 into events/@system/@name/enable (a group's system too); 0 or -errno */
+static inline int uet_enable_in(const char *system, const char *name, int on)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
+	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
+}
+
 static inline int uet_clear_trace(void)
 {
 	return uet_write_file(TRACEFS "trace", "", O_TRUNC);
