@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -72,6 +73,21 @@ static int write_u32(int fd, int widx, __u32 v)
 	};
 
 	return writev(fd, io, 2) < 0 ? -errno : 0;
+}
+
+/*
+ * With @system/@name enabled, @v1 written through (@fd1, @w1), then @v2
+ * through (@fd2, @w2); 0 or -errno
+ */
+static int write_two(const char *system, const char *name, int fd1, int w1,
+		     __u32 v1, int fd2, int w2, __u32 v2)
+{
+	int ret = uet_enable_in(system, name, 1);
+
+	if (!ret)
+		ret = write_u32(fd1, w1, v1) ?: write_u32(fd2, w2, v2);
+	uet_enable_in(system, name, 0);
+	return ret;
 }
 
 /* The groups of every test: removed again, with the events left in them */
@@ -218,10 +234,8 @@ TEST_F(grp, same_name_other_fields)
 	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gta/gsame/format", "u32 a;"));
 	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gtb/gsame/format", "u32 b;"));
 	/* traced apart: only gta's is enabled */
-	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gsame", 1));
-	EXPECT_EQ(0, write_u32(self->a, ra.write_index, 7));
-	EXPECT_EQ(0, write_u32(self->b, rb.write_index, 9));
-	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gsame", 0));
+	ASSERT_EQ(0, write_two("user_events_gta", "gsame", self->a, ra.write_index, 7,
+			       self->b, rb.write_index, 9));
 	EXPECT_EQ(1, uet_trace_count("gsame: a=7"));
 	EXPECT_EQ(0, uet_trace_count("b=9"));
 	/* each listing shows its own */
@@ -283,6 +297,23 @@ TEST_F(grp, isolated_between_groups)
 	/* the group's own deletion works */
 	ASSERT_EQ(0, uet_delete(self->a, "giso"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "giso"));
+}
+
+/*
+ * Spoofing: a group registers the default group's event with its very
+ * fields and writes; the default group's event, enabled, records nothing
+ */
+TEST_F(grp, spoof_same_fields)
+{
+	struct user_status_reg rd, ra;
+
+	ASSERT_EQ(0, uet_register(self->def, "giso u32 x", &rd));
+	ASSERT_EQ(0, uet_register(self->a, "giso u32 x", &ra));
+	EXPECT_TRUE(uet_event_exists("user_events_gta", "giso"));
+	ASSERT_EQ(0, write_two("user_events", "giso", self->a, ra.write_index, 13,
+			       self->def, rd.write_index, 14));
+	EXPECT_EQ(0, uet_trace_count("giso: x=13"));
+	EXPECT_EQ(1, uet_trace_count("giso: x=14"));
 }
 
 /* A group's limit stops it, and nobody else */
@@ -534,8 +565,35 @@ static const char *cli_path(void)
  * its standard output into @out; its exit status, or 200+ for a step of
  * the set-up that failed
  */
+/* Write @text to /proc/self/@file; 0 or -1 */
+static int proc_self_write(const char *file, const char *text)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	return uet_write_file(path, text, 0) ? -1 : 0;
+}
+
+/*
+ * Become uid/gid 65534 outside: either plainly, or (@userns) as root of a
+ * new user namespace that maps its 0 to 65534, as a rootless container is
+ */
+static int drop_to_nobody(int userns)
+{
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return -1;
+	if (!userns)
+		return 0;
+	/* an unprivileged process maps itself; /proc/self must stay its own */
+	return prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER) ||
+	       proc_self_write("setgroups", "deny") ||
+	       proc_self_write("uid_map", "0 65534 1") ||
+	       proc_self_write("gid_map", "0 65534 1") ||
+	       setresgid(0, 0, 0) || setresuid(0, 0, 0);
+}
+
 static int run_in_container(const char *group, char *const argv[], char *out,
-			    size_t size)
+			    size_t size, int userns)
 {
 	char tmp[] = "/tmp/ue_grpXXXXXX";
 	int pipefd[2], status;
@@ -560,11 +618,11 @@ static int run_in_container(const char *group, char *const argv[], char *out,
 		    mount(tmp, "/sys/kernel/tracing", NULL, MS_MOVE, NULL))
 			_exit(202);
 		umount2("/sys/kernel/debug/tracing", MNT_DETACH);
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		if (drop_to_nobody(userns))
 			_exit(203);
 		dup2(pipefd[1], 1);
 		close(pipefd[0]);
-		execv(cli_path(), argv);
+		execv(argv[0][0] == '/' ? argv[0] : cli_path(), argv);
 		_exit(204);
 	}
 	close(pipefd[1]);
@@ -593,13 +651,18 @@ static int chown_group(const char *g, int id)
  * A "container": the group's directory bind-mounted at /sys/kernel/tracing
  * of a new mount namespace, an unprivileged uid the group's files were
  * given to. The user_events command (libuserevents) works there unchanged,
- * on the group's events only; the host decodes what it wrote.
+ * on the group's events only; the host decodes what it wrote. With
+ * @userns, inside a user namespace whose root is uid 65534 outside.
  */
-TEST_F(grp, container_runs_cli)
+static void container_cli(struct __test_metadata *_metadata, int userns)
 {
 	static char *const emit[] = { "user_events", "emit", "gcli u32 x", "x=5", NULL };
 	static char *const status[] = { "user_events", "status", NULL };
 	static char *const del[] = { "user_events", "delete", "giso", NULL };
+	/* what a client that finds tracefs through /proc/mounts sees */
+	static char *const mounts[] = {
+		"/bin/grep", "-q", "^[^ ]* /sys/kernel/tracing tracefs ", "/proc/mounts", NULL
+	};
 	struct user_status_reg r;
 	char out[4096];
 	int fd;
@@ -612,15 +675,26 @@ TEST_F(grp, container_runs_cli)
 	ASSERT_EQ(0, dyn_cmd("u:gta/gcli u32 x"));
 	ASSERT_EQ(0, chown_group("gta", 65534));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 1));
-	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out), userns)) TH_LOG("%s", out);
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 0));
 	EXPECT_EQ(1, uet_trace_count("gcli: x=5"));
-	EXPECT_EQ(0, run_in_container("gta", status, out, sizeof(out)));
+	EXPECT_EQ(0, run_in_container("gta", status, out, sizeof(out), userns));
 	EXPECT_NE(NULL, strstr(out, "gcli"));
 	EXPECT_EQ(NULL, strstr(out, "giso")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_in_container("gta", mounts, out, sizeof(out), userns));
 	/* the host's event is not the container's to delete */
-	EXPECT_NE(0, run_in_container("gta", del, out, sizeof(out)));
+	EXPECT_NE(0, run_in_container("gta", del, out, sizeof(out), userns));
 	EXPECT_TRUE(uet_event_exists("user_events", "giso"));
+}
+
+TEST_F(grp, container_runs_cli)
+{
+	container_cli(_metadata, 0);
+}
+
+TEST_F(grp, container_user_namespace)
+{
+	container_cli(_metadata, 1);
 }
 
 TEST_HARNESS_MAIN
