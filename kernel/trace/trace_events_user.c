@@ -2170,6 +2170,8 @@ struct user_event_mm {
 	/* one while listed, one per queued fault work */
 	refcount_t		refs;
 	struct work_struct	free_work;
+	/* user_event_mm_find() may still be walking past it once unlisted */
+	struct rcu_head		rcu;
 };
 
 /* One registered bit: @ue's state, kept at (@addr, @bit) in @umm's memory */
@@ -2216,7 +2218,8 @@ static void user_event_mm_free_work(struct work_struct *work)
 	mmu_notifier_unregister(&umm->mn, umm->mm);
 	mmdrop(umm->mm);
 	mutex_destroy(&umm->lock);
-	kfree(umm);
+	/* the notifier's SRCU is not the hash's RCU */
+	kfree_rcu(umm, rcu);
 }
 
 static void user_event_mm_put(struct user_event_mm *umm)
