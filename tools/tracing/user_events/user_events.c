@@ -26,6 +26,8 @@ enum {
 
 #define PROG "user_events"
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* register -f: the longest line, its newline and NUL included */
+#define REGISTER_LINE_MAX 4096
 
 static const char usage_text[] =
 "Usage: " PROG " [--abi=bits|status] COMMAND [ARGS]\n"
@@ -37,6 +39,13 @@ static const char usage_text[] =
 "  register 'NAME[:FLAGS] [FIELDS]'\n"
 "                            create the event (or check that it exists with\n"
 "                            these fields); it stays until deleted\n"
+"  register -f FILE          the same for each line of FILE (- for standard\n"
+"                            input; blank lines and # comments skipped): what\n"
+"                            a collector needs before it starts recording\n"
+"                            (events created later miss its copy of the\n"
+"                            formats); a line that fails is named, the rest\n"
+"                            are still registered, the status is the first\n"
+"                            failure's\n"
 "  delete NAME               delete the event\n"
 "  emit [-n COUNT] EVENT [FIELD=VALUE ...]\n"
 "                            write the event once (COUNT times); EVENT is a\n"
@@ -283,16 +292,13 @@ static int cmd_status(int argc, char **argv)
  * The event must outlive the command: the status page's events do; the
  * enable-bit ABI's only with USER_EVENT_REG_PERSIST
  */
-static int cmd_register(int argc, char **argv)
+/* Register one description (a persistent event either way); 0 or EXIT_* */
+static int register_one(int abi, const char *desc)
 {
-	int abi = opt_abi ? opt_abi : UE_ABI_STATUS, name_len, ret;
 	struct ue_event ev;
+	int name_len, ret;
 
-	(void)argc;
-	ret = open_files(abi);
-	if (ret)
-		return ret;
-	ue_event_init(&ev, argv[1]);
+	ue_event_init(&ev, desc);
 	ret = ue_event_register_flags(&ev, USER_EVENT_REG_PERSIST);
 	if (ret) {
 		report("register", ret);
@@ -302,12 +308,80 @@ static int cmd_register(int argc, char **argv)
 			fprintf(stderr, PROG ": --abi=status registers without CAP_PERFMON\n");
 		return EXIT_KERNEL;
 	}
-	name_len = strcspn(argv[1], ": \t");
+	name_len = strcspn(desc, ": \t");
 	if (abi == UE_ABI_STATUS)
-		printf("%.*s: status index %u\n", name_len, argv[1], ev.status_index);
+		printf("%.*s: status index %u\n", name_len, desc, ev.status_index);
 	else
-		printf("%.*s: persistent, enable-bit ABI\n", name_len, argv[1]);
+		printf("%.*s: persistent, enable-bit ABI\n", name_len, desc);
 	return EXIT_OK;
+}
+
+/*
+ * register -f FILE: one description per line of FILE ("-": standard
+ * input), blank lines and lines starting with # skipped. Every line is
+ * tried; the status is the first failure's, and the lines that failed are
+ * named. Events registered stay whatever the others did.
+ */
+static int register_file(int abi, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	int ret = EXIT_OK, r, lineno = 0;
+	char line[REGISTER_LINE_MAX];
+	size_t len;
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		len = strlen(line);
+		if (len && line[len - 1] != '\n' && !feof(f)) {
+			fprintf(stderr, PROG ": %s:%d: longer than %d characters\n",
+				path, lineno, REGISTER_LINE_MAX - 2);
+			if (!ret)
+				ret = EXIT_USAGE;
+			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
+				;
+			continue;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == ' ' ||
+			       line[len - 1] == '\t'))
+			line[--len] = '\0';
+		len = strspn(line, " \t");
+		if (!line[len] || line[len] == '#')
+			continue;
+		r = register_one(abi, line + len);
+		if (r) {
+			fprintf(stderr, PROG ": %s:%d: not registered\n", path, lineno);
+			if (!ret)
+				ret = r;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+static int cmd_register(int argc, char **argv)
+{
+	int abi = opt_abi ? opt_abi : UE_ABI_STATUS, ret;
+
+	if (argc == 3 && strcmp(argv[1], "-f") && strcmp(argv[1], "--file")) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((argc != 2 && argc != 3) ||
+	    (argc == 2 && (!strcmp(argv[1], "-f") || !strcmp(argv[1], "--file")))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = open_files(abi);
+	if (ret)
+		return ret;
+	if (argc == 3)
+		return register_file(abi, argv[2]);
+	return register_one(abi, argv[1]);
 }
 
 /* Deleting needs user_events_data only, whatever created the event */
@@ -491,7 +565,7 @@ int main(int argc, char **argv)
 		int args;
 	} cmds[] = {
 		{ "status", cmd_status, 1 },
-		{ "register", cmd_register, 2 },
+		{ "register", cmd_register, 0 },
 		{ "delete", cmd_delete, 2 },
 		{ "emit", cmd_emit, 0 },
 		{ "format", cmd_format, 2 },

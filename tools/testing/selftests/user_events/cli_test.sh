@@ -109,7 +109,8 @@ restore_modes() {
 
 cleanup() {
 	restore_modes
-	for e in $ev cli_test_new cli_test_nobody cli_test_nobody2 cli_test_persist; do
+	for e in $ev cli_test_new cli_test_nobody cli_test_nobody2 cli_test_persist \
+		 cli_test_f1 cli_test_f2; do
 		[ -d $ev_dir/$e ] || continue
 		echo 0 > $ev_dir/$e/enable
 		echo "-:$e" >> $tracefs/dynamic_events
@@ -138,6 +139,22 @@ run 0 "register again with the same fields" "$ue" register "$desc"
 run 2 "register with other fields: exit 2" "$ue" register "$ev u64 other"
 check "the message names EADDRINUSE" grep -q EADDRINUSE "$err"
 run 2 "register a bad name: exit 2" "$ue" register "1bad u32 x"
+
+# register -f: a file of descriptions, comments and blank lines skipped;
+# every line tried, a failing one named, the status the first failure's
+printf '%s\n' "# the events of a service" "cli_test_f1 u32 a; __rel_loc char[] s" "" \
+	"   # indented comment" "1bad u32 x" "cli_test_f2 s16 b" > "$tmp/events"
+run 2 "register -f with a bad line: exit 2" "$ue" register -f "$tmp/events"
+check "register -f names the bad line (5)" grep -q "events:5: not registered" "$err"
+check "register -f registered the lines around it" \
+	test -d $ev_dir/cli_test_f1 -a -d $ev_dir/cli_test_f2
+check "register -f kept the fields" \
+	grep -q "^u:cli_test_f1 u32 a; __rel_loc char\[\] s$" $tracefs/dynamic_events
+run 0 "register -f from standard input, the events already there: exit 0" \
+	sh -c "grep -v 1bad '$tmp/events' | '$ue' register -f -"
+run 1 "register -f of a missing file: exit 1" "$ue" register -f "$tmp/none"
+run 1 "register -f without a file: exit 1" "$ue" register -f
+run 1 "register with two descriptions: exit 1" "$ue" register "a u32 x" "b u32 y"
 check "the message names EINVAL" grep -q EINVAL "$err"
 
 # format
