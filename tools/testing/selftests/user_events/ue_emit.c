@@ -57,7 +57,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: ue_emit [-n COUNT] [-w] [-f FILE] [-t SECONDS] [-s] [-I FIELD] [-x] [-b]\n"
-		"               [-D DIR]\n"
+		"               [-M] [-D DIR]\n"
 		"               'NAME[:FLAGS] TYPE FIELD[; ...]' [FIELD=VALUE ...]\n"
 		"  -n COUNT    records to write (default 1; 0 only registers)\n"
 		"  -w          wait until the status byte is non-zero before writing\n"
@@ -71,6 +71,8 @@ static void usage(void)
 		"  -b          register through the enable-bit ABI (a bit of a word)\n"
 		"              instead of the status page: without -x, the event is\n"
 		"              deleted automatically once nothing refers to it\n"
+		"  -M          -b with USER_EVENT_REG_MULTI_FORMAT: an event of its own\n"
+		"              in the multi-format system, named NAME.ID\n"
 		"  -D DIR      user_events_data and user_events_status of DIR (a\n"
 		"              group's directory) instead of the top of tracefs\n"
 		"VALUE: integers in C notation (negative ones too); text for char[N]\n"
@@ -114,6 +116,7 @@ static int inc_slot(const struct uec_desc *d, const char *field,
 int main(int argc, char **argv)
 {
 	int count = 1, wait = 0, show = 0, del = 0, timeout = 30, inc = -1, bits = 0;
+	int multi = 0;
 	/* -b: the word whose bit the kernel keeps set while anyone listens */
 	static __u32 word;
 	const char *desc, *inc_field = NULL, **assign, *go_file = NULL;
@@ -128,7 +131,7 @@ int main(int argc, char **argv)
 	unsigned int idx;
 	double start;
 
-	while ((opt = getopt(argc, argv, "n:wf:t:sI:xbD:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:wf:t:sI:xbMD:")) != -1) {
 		switch (opt) {
 		case 'n':
 			count = atoi(optarg);
@@ -150,6 +153,10 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			bits = 1;
+			break;
+		case 'M':
+			bits = 1;
+			multi = 1;
 			break;
 		case 'f':
 			go_file = optarg;
@@ -207,6 +214,7 @@ int main(int argc, char **argv)
 			.size = sizeof(breg),
 			.enable_size = sizeof(word),
 			.enable_bit = FIRST_BYTE_BIT,
+			.flags = multi ? USER_EVENT_REG_MULTI_FORMAT : 0,
 			.enable_addr = (unsigned long)&word,
 			.name_args = (unsigned long)desc,
 		};
