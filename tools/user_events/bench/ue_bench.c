@@ -75,12 +75,12 @@
 #define MAX_PAYLOAD 4000
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+#include "ue_bench_common.h"
+
 static const int payloads[] = { 8, 64, 256, 1024, 4000 };
 #define NR_SIZES ARRAY_SIZE(payloads)
 
-static const char *kernel = "ours";
 static int peer;		/* the upstream ABI is running */
-static int failed;
 static int nr_events;		/* registered right now, by us */
 static int OPS = 10000;		/* operations per round and case (-n) */
 static int CHECK_OPS = 1000000;
@@ -94,34 +94,10 @@ static int profile;
 /* -x: only the exit of a process of many threads (exit_cost()) */
 static int exit_only;
 
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("error: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	failed = 1;
-}
-
 static void die(const char *what)
 {
 	printf("error: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-/*
- * Guest time. Under -icount shift=0 QEMU's TSC is its virtual clock, one
- * nanosecond per guest instruction, so TSC deltas count instructions (the
- * guest kernel cannot calibrate the TSC there and falls back to a jiffies
- * clocksource, so clock_gettime() would only see 4 ms steps).
- */
-static inline uint64_t now(void)
-{
-	return __builtin_ia32_rdtsc();
 }
 
 /* The number a tracefs file holds, -1 when it cannot be read */
@@ -132,32 +108,6 @@ static long read_number(const char *path)
 
 	free(text);
 	return n;
-}
-
-/* Events ftrace has taken since the last reset: entries + overruns, all CPUs */
-static long ftrace_recorded(void)
-{
-	long total = 0;
-	char path[128], buf[1024], *p;
-	int cpu, fd;
-	ssize_t n;
-
-	for (cpu = 0; cpu < 64; cpu++) {
-		snprintf(path, sizeof(path), TRACEFS "per_cpu/cpu%d/stats", cpu);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			break;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		p = strstr(buf, "entries: ");
-		if (p)
-			total += atol(p + 9);
-		p = strstr(buf, "overrun: ");
-		if (p)
-			total += atol(p + 9);
-	}
-	return total;
 }
 
 static void ftrace_reset(void)
@@ -617,29 +567,6 @@ static __attribute__((noinline)) ssize_t lib_write(uint64_t id)
 		return -1;
 	}
 	return n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	double s[ROUNDS * 4];
-
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static void row(const char *name, const char *consumer, int bytes, int events,
-		double v)
-{
-	printf("csv:%s,%s,%s,%d,%d,%.1f\n", kernel, name, consumer, bytes, events, v);
-	fflush(stdout);
 }
 
 /*
