@@ -6,15 +6,18 @@
 # guest's tracefs). Decodes each file trace-cmd listen received
 # (DIR/SCENARIO.dat) with "trace-cmd report" and checks every field that
 # fleet_test.sh wrote (DIR/expect: SCENARIO, marker, FIELD=VALUE), the
-# number of records of DIR/*.count, and for the event created after the
-# recording started (DIR/late.undecoded) that the file holds its records
-# but nothing decodes them.
+# number of records of DIR/*.count, the multi-format event in a copy
+# renamed by tools/tracing/user_events/trace-dat-dotnames.sh (main_dotnames),
+# and for the event created after the recording started
+# (DIR/late.undecoded) that the file holds its records but nothing decodes
+# them.
 #
 # Prints one "NAME=pass" or "NAME=fail" line per check (scripts/check
 # counts them) and diagnostics as "# " lines; exits 0 when all passed.
 
 dir=${1:?usage: fleet_report.sh DIR}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
+DOTNAMES=${DOTNAMES:-$(dirname "$0")/../../../tracing/user_events/trace-dat-dotnames.sh}
 failed=0
 checks=0
 
@@ -54,6 +57,21 @@ for dat in "$dir"/*.dat; do
 		sed 's/^/# /' "$dir/$scen.report.err" | head -n 20
 	fi
 done
+
+# Multi-format events, decoded by this trace-cmd once trace-dat-dotnames
+# renamed NAME.ID to NAME_ID in a copy of the file: scenario main_dotnames
+if [ -f "$dir/main.multi" ] && [ -f "$dir/main.dat" ]; then
+	rep=$dir/main_dotnames.report
+	if "$DOTNAMES" "$dir/main.dat" "$dir/main.dotnames" 2> "$rep.err" &&
+	   grep -q '^trace-dat-dotnames: 1 event names with a dot renamed$' "$rep.err" &&
+	   "$TRACE_CMD" report -i "$dir/main.dotnames" > "$rep" 2>> "$rep.err"; then
+		report[main_dotnames]=$rep
+		result main_dotnames_report pass
+	else
+		result main_dotnames_report fail
+		sed 's/^/# /' "$rep.err" | head -n 20
+	fi
+fi
 
 # Every expected field, in a decoded record of its event
 while IFS=$'\t' read -r scen marker want; do

@@ -288,8 +288,11 @@ expect main " fleet_st:" "${st_vals[@]}"
 expect main " fleet_bits:" "${bits_vals[@]}"
 # The multi-format event's name (fleet_multi.ID) has a dot, which the
 # libtraceevent of trace-cmd and perf (1.7 in Debian 12) cannot parse:
-# fleet_report.sh checks its format travelled and its records arrived
+# fleet_report.sh checks its format travelled and its records arrived,
+# then decodes them in a copy renamed by trace-dat-dotnames (main_dotnames)
 printf 'main\tfleet_multi\t2\t%s\n' "$multi_desc" > "$out/main.multi"
+expect main_dotnames " fleet_multi_" "${multi_vals[@]}"
+printf 'main_dotnames\t fleet_multi_\t2\n' > "$out/main_dotnames.count"
 expect main " fleet_gst:" "${gst_vals[@]}"
 expect main " fleet_gbits:" "${gbits_vals[@]}"
 wait_writers

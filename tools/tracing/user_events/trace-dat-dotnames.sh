@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# trace-dat-dotnames.sh IN.dat OUT.dat
+#
+# For a collector: writes a copy of a trace-cmd file in which every event
+# whose name has a dot (a multi-format user event, NAME.ID) is renamed
+# NAME_ID, so that trace-cmd report, kernelshark and anything else built on
+# libtraceevent decode its records. libtraceevent reads an event's name as
+# one identifier and stops at the dot: it drops such a format and shows its
+# records as [UNKNOWN EVENT].
+#
+# The copy is a version 6, uncompressed file (trace-cmd convert); the new
+# name has the length of the old one, so no size or offset in the file
+# changes. Only a format's own "name:" line, between its start and its
+# "ID:" and "format:" lines, is rewritten; records are not touched.
+# Prints how many formats it renamed on stderr. Needs trace-cmd 3.0 or
+# later and perl.
+
+set -e
+
+if [ $# -ne 2 ] || [ "$1" = "$2" ]; then
+	echo "usage: trace-dat-dotnames IN.dat OUT.dat (two different files)" >&2
+	exit 2
+fi
+in=$1
+out=$2
+
+if [ ! -r "$in" ]; then
+	echo "trace-dat-dotnames: cannot read $in" >&2
+	exit 1
+fi
+
+tmp=$(mktemp "${TMPDIR:-/tmp}/dotnames.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+
+if ! ${TRACE_CMD:-trace-cmd} convert -i "$in" -o "$tmp" --file-version 6 \
+		--compression none > /dev/null 2>"$tmp.err"; then
+	echo "trace-dat-dotnames: trace-cmd convert failed:" >&2
+	cat "$tmp.err" >&2
+	rm -f "$tmp.err"
+	exit 1
+fi
+rm -f "$tmp.err"
+
+perl -0777 -e '
+	local $_ = <STDIN>;
+	my $n = s/(name: [A-Za-z_][A-Za-z0-9_]*)\.([0-9A-Za-z_]+\nID: [0-9]+\nformat:\n)/$1_$2/g;
+	print;
+	printf STDERR "trace-dat-dotnames: %d event names with a dot renamed\n", $n || 0;
+' < "$tmp" > "$out"
