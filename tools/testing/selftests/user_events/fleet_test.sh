@@ -53,6 +53,10 @@ gst_desc='fleet_gst s8 g_s8; __rel_loc char[] g_rel'
 gst_vals=(g_s8=-7 "g_rel=tenant status page")
 gbits_desc='fleet_gbits s16 h_s16; __rel_loc char[] h_rel'
 gbits_vals=(h_s16=-32768 "h_rel=tenant enable bit")
+# a record whose string looks like a multi-format event's format: the
+# collector's trace-dat-dotnames must rename formats, never records
+trap_desc='fleet_trap __rel_loc char[] t_rel'
+trap_vals=($'t_rel=name: fleet_trap.1f\nID: 1\nformat:\n')
 # the late event and the event recorded beside it
 late_desc='fleet_late s16 l_s16; __rel_loc char[] l_rel'
 late_vals=(l_s16=-4242 "l_rel=late but decoded")
@@ -77,7 +81,7 @@ vlisten_pid=
 delete_all() {
 	local e
 
-	for e in fleet_st fleet_bits fleet_late fleet_anchor; do
+	for e in fleet_st fleet_bits fleet_trap fleet_late fleet_anchor; do
 		[ -d "$tracefs/events/user_events/$e" ] || continue
 		echo 0 > "$tracefs/events/user_events/$e/enable" 2>/dev/null
 		echo "-:$e" >> "$tracefs/dynamic_events" 2>/dev/null
@@ -267,16 +271,18 @@ writer bits -b -n 2 "$bits_desc" "${bits_vals[@]}"
 writer multi -M -n 2 "$multi_desc" "${multi_vals[@]}"
 writer gst -D "$gdir" -n 2 "$gst_desc" "${gst_vals[@]}"
 writer gbits -D "$gdir" -b -n 2 "$gbits_desc" "${gbits_vals[@]}"
+writer trap -n 1 "$trap_desc" "${trap_vals[@]}"
 # every event exists before the recording starts (its format is copied then)
 wait_for "$tracefs/events/user_events/fleet_st" "$tracefs/events/user_events/fleet_bits" \
+	"$tracefs/events/user_events/fleet_trap" \
 	"$tracefs/events/user_events_$group/fleet_gst" \
 	"$tracefs/events/user_events_$group/fleet_gbits"
 for _ in $(seq 600); do
 	ls -d "$tracefs"/events/user_events_multi/fleet_multi.* > /dev/null 2>&1 && break
 	sleep 0.1
 done
-go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits}.done
-record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits}.done -- \
+go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done
+record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done -- \
 	-N "127.0.0.1:$port" -t -e user_events -e user_events_multi \
 	-e "user_events_$group"
 wait_collector "$listen_pid"
@@ -293,6 +299,10 @@ expect main " fleet_bits:" "${bits_vals[@]}"
 printf 'main\tfleet_multi\t2\t%s\n' "$multi_desc" > "$out/main.multi"
 expect main_dotnames " fleet_multi_" "${multi_vals[@]}"
 printf 'main_dotnames\t fleet_multi_\t2\n' > "$out/main_dotnames.count"
+# the record that looks like a format: decoded, its dot kept, in both
+expect main " fleet_trap:" "t_rel=name:"
+expect main_dotnames " fleet_trap:" "t_rel=name:"
+printf 'main_dotnames\tname: fleet_trap.1f\t1\n' >> "$out/main_dotnames.count"
 expect main " fleet_gst:" "${gst_vals[@]}"
 expect main " fleet_gbits:" "${gbits_vals[@]}"
 wait_writers
