@@ -51,7 +51,9 @@ perl -0777 -e '
 	$end = index($_, "latency  \0") if $end < 0;
 	die "trace-dat-dotnames: no data section found\n" if $end < 0;
 	my $head = substr($_, 0, $end);
-	my $n = $head =~ s/(name: [A-Za-z_][A-Za-z0-9_]*)\.([0-9A-Za-z_]+\nID: [0-9]+\nformat:\n)/$1_$2/g;
+	my $name = qr/name: [A-Za-z_][A-Za-z0-9_]*/;
+	my $rest = qr/[0-9A-Za-z_]+\nID: [0-9]+\nformat:\n/;
+	my $n = $head =~ s/($name)\.($rest)/$1_$2/g;
 	print $head, substr($_, $end);
 	printf STDERR "trace-dat-dotnames: %d event names with a dot renamed\n", $n || 0;
 ' < "$tmp" > "$out" || { rm -f "$out"; exit 1; }
