@@ -57,7 +57,7 @@ lint: kernel
 
 demo: kernel
 	@$(MAKE) -s -C $(DEMO) UAPI_INCLUDE=$(BUILD_DIR)/obj-test/usr/include
-	@$(S)/vm-run -- $(DEMO)/demo
+	@$(S)/vm-run --no-leak-scan -- $(DEMO)/demo
 
 check:
 	@$(S)/check
