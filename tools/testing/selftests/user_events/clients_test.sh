@@ -22,10 +22,11 @@ ue=$dir/ue_emit
 PERF=${PERF:-perf}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
 BPFTRACE=${BPFTRACE:-bpftrace}
-tool_timeout=${CLIENTS_TOOL_TIMEOUT:-120}
 start=$SECONDS
 
 . "$dir/ktap.sh"
+# each tool's run, at most (CLIENTS_TOOL_TIMEOUT, default 120 s, times the factor)
+tool_timeout=$(ue_scale "${CLIENTS_TOOL_TIMEOUT:-120}")
 if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "must be run as root"
 fi
@@ -252,9 +253,10 @@ run_tool() {
 
 	shift 2
 	echo "# $name: $*" | cut -c1-300
-	timeout -k 10 "$tool_timeout" "$@" > "$out" 2>&1
+	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
 	rc=$?
-	[ $rc = 124 ] && echo "# $name: timed out after $tool_timeout s"
+	[ $rc = 124 ] &&
+		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
 	return $rc
 }
 
@@ -301,10 +303,8 @@ keep_desc='clients_keep u32 n; __rel_loc char[] s'
 "$ue" -b -w -f "$tmp/keep.go" -n 5 -I n "$keep_desc" n=7 s=kept \
 	> "$tmp/keep-emit.out" 2>&1 &
 keep_pid=$!
-for _ in $(seq 100); do
-	[ -d "$tracefs/events/user_events/clients_keep" ] && break
-	sleep 0.1
-done
+ue_wait 60 "ue_emit to create events/user_events/clients_keep" \
+	test -d "$tracefs/events/user_events/clients_keep"
 if run_tool "perf record (auto-deleted event)" "$tmp/keep-record.out" \
 	"$PERF" record -a -N -o "$tmp/keep.data" -e user_events:clients_keep -- \
 	sh -c "touch $tmp/keep.go; while kill -0 $keep_pid 2>/dev/null; do sleep 0.1; done" &&
@@ -314,11 +314,8 @@ else
 	fail perf_record_auto_deleted
 	comment "$tmp/keep-record.out" "$tmp/keep-emit.out"
 fi
-for _ in $(seq 100); do
-	[ -d "$tracefs/events/user_events/clients_keep" ] || break
-	sleep 0.1
-done
-if [ ! -d "$tracefs/events/user_events/clients_keep" ]; then
+if ue_wait 60 "events/user_events/clients_keep to go (its writer exited, perf stopped)" \
+	test ! -d "$tracefs/events/user_events/clients_keep"; then
 	pass auto_deleted_after_perf
 else
 	fail auto_deleted_after_perf
