@@ -162,27 +162,27 @@ listening() {
 	grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-# collector_done PID: the collector PID has no child left. trace-cmd listen
-# forks a child per connection, which receives the recording, writes its
-# file and exits (the listener reaps it on SIGCHLD): with none left, every
-# file it wrote is complete.
+# collector_done PID: the collector PID has finished the last recording's
+# file and waits for the next connection: it sleeps in accept() (its wchan),
+# with no child left (the readers of the CPUs' data it forks). It runs with
+# --debug (see below), so the collector itself handles a connection and
+# puts the file together before it accepts another.
 collector_done() {
-	[ -z "$(pgrep -P "$1")" ]
+	[ -z "$(pgrep -P "$1")" ] && [[ $(cat "/proc/$1/wchan" 2>/dev/null) == *accept* ]]
 }
 
-# received SCENARIO PID DIR: once the collector PID finished writing (a
+# received SCENARIO PID DIR LOG: once the collector PID finished writing (a
 # recording ends before its file is complete), the one new trace.*.dat of
 # DIR becomes $out/SCENARIO.dat; passes when it is there and is a trace-cmd
 # file, fails when the collector is still writing. A failure says why in
 # $out/SCENARIO.notreceived, so that fleet_report.sh does not fail the
 # checks that read the file again.
 received() {
-	local scen=$1 pid=$2 d=$3 f why=
+	local scen=$1 pid=$2 d=$3 log=$4 f why=
 
-	if ! ue_wait 300 "the collector to finish the file of $scen (its child to exit)" \
+	if ! ue_wait 300 "the collector to finish the file of $scen (back in accept(), no child)" \
 		collector_done "$pid"; then
 		why="the collector was still writing it"
-		pgrep -a -P "$pid" | sed 's/^/# still running: /'
 	else
 		f=$(ls "$d"/trace.*.dat 2>/dev/null | head -n 1)
 		if [ -z "$f" ]; then
@@ -201,6 +201,11 @@ received() {
 		echo "# $scen: $why"
 		echo "$why" > "$out/$scen.notreceived"
 		ls -l "$d" | sed 's/^/# /'
+		kill -0 "$pid" 2>/dev/null || echo "# the collector (pid $pid) is gone"
+		echo "# trace-cmd's processes (the collector is $pid):"
+		ps -eo pid,ppid,stat,args | grep -E '[t]race-cmd|PPID' | sed 's/^/# /'
+		echo "# the collector's log:"
+		grep -v ' msg \(received\|send\):' "$log" | tail -n 20 | sed 's/^/# /'
 		# not the next scenario's file
 		mkdir -p "$d/not-$scen"
 		mv "$d"/trace.*.dat "$d/not-$scen/" 2>/dev/null
@@ -271,9 +276,15 @@ else
 	comment "$tracefs/user_events_groups"
 fi
 
-"$TRACE_CMD" listen -p "$port" -d "$tmp/coll" > "$tmp/listen.log" 2>&1 &
+# --debug: without it trace-cmd listen gives up on a recorder that sends
+# nothing for 5 s (libtracecmd's MSG_WAIT_MSEC), takes what comes after for
+# unexpected messages and leaves an empty file: seen on a loaded machine,
+# a 0-byte file and the collector's log full of "Message: cmd=3 size=8192".
+# With it the collector waits as long as the recorder takes, and handles
+# each connection itself, in turn (this test makes one at a time).
+"$TRACE_CMD" listen --debug -p "$port" -d "$tmp/coll" > "$tmp/listen.log" 2>&1 &
 listen_pid=$!
-"$TRACE_CMD" listen -V -p "$vport" -d "$tmp/vcoll" > "$tmp/vlisten.log" 2>&1 &
+"$TRACE_CMD" listen --debug -V -p "$vport" -d "$tmp/vcoll" > "$tmp/vlisten.log" 2>&1 &
 vlisten_pid=$!
 if ue_wait 60 "trace-cmd listen on TCP port $port" listening "$port" &&
 	kill -0 "$vlisten_pid" 2>/dev/null; then
@@ -303,7 +314,7 @@ go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done
 record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done -- \
 	-N "127.0.0.1:$port" -t -e user_events -e user_events_multi \
 	-e "user_events_$group"
-received main "$listen_pid" "$tmp/coll"
+received main "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 for seq in 1 2 3; do
 	expect main " fleet_st:" "seq=$seq"
 done
@@ -331,7 +342,7 @@ wait_for "$tracefs/events/user_events/fleet_st"
 go_script "$tmp/go-vsock" "$tmp/vst.done"
 record vsock "$tmp/go-vsock" "$tmp/vst.done" -- \
 	-V "1:$vport" -e user_events:fleet_st
-received vsock "$vlisten_pid" "$tmp/vcoll"
+received vsock "$vlisten_pid" "$tmp/vcoll" "$tmp/vlisten.log"
 expect vsock " fleet_st:" "${st_vals[@]}"
 wait_writers
 
@@ -367,7 +378,7 @@ wait_for "$tracefs/events/user_events/fleet_anchor"
 chmod +x "$tmp/go-late"
 record late "$tmp/go-late" "$tmp/late0.done" "$tmp/late1.done" "$tmp/anchor.done" -- \
 	-N "127.0.0.1:$port" -t -e user_events
-received late "$listen_pid" "$tmp/coll"
+received late "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 if [ -e "$tmp/late0.recorded" ]; then
 	echo "# late: the writer of the event created late found a consumer"
 	echo "late0_attached" >> "$out/late.facts"
@@ -408,7 +419,7 @@ fi
 chmod +x "$tmp/go-pre"
 record pre "$tmp/go-pre" "$tmp/pre.done" -- \
 	-N "127.0.0.1:$port" -t -e user_events
-received pre "$listen_pid" "$tmp/coll"
+received pre "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 expect pre " fleet_late:" "${late_vals[@]}"
 printf 'pre\t fleet_late:\t3\n' > "$out/pre.count"
 # registered persistent: it stays until deleted, then it is gone
@@ -420,6 +431,6 @@ else
 	fail preregistered_deleted
 fi
 
-echo "# the collector's log:"
-comment "$tmp/listen.log" | tail -n 20
+echo "# the collector's log (less --debug's messages):"
+grep -v ' msg \(received\|send\):' "$tmp/listen.log" | comment | tail -n 20
 ktap_done
