@@ -255,7 +255,8 @@ run_tool() {
 	echo "# $name: $*" | cut -c1-300
 	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
 	rc=$?
-	[ $rc = 124 ] &&
+	# 124: timeout stopped it; 137: and had to kill it
+	[ $rc = 124 ] || [ $rc = 137 ] &&
 		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
 	return $rc
 }

@@ -228,8 +228,10 @@ record() {
 	timeout -k "$(ue_scale 10)" "$tool_timeout" "$TRACE_CMD" record "$@" "$go" \
 		> "$tmp/$scen-record.out" 2>&1
 	rc=$?
-	[ $rc = 124 ] && echo "# wait expired after $tool_timeout s (factor $ue_factor):" \
-		"trace-cmd record of $scen to finish"
+	# 124: timeout stopped it; 137: and had to kill it
+	[ $rc = 124 ] || [ $rc = 137 ] &&
+		echo "# wait expired after $tool_timeout s (factor $ue_factor):" \
+			"trace-cmd record of $scen to finish"
 	for f in "${dones[@]}"; do
 		[ -e "$f" ] || ok=0
 	done
