@@ -85,7 +85,8 @@ for t in $tests; do
 done
 echo "1..$(wc -l < "$tmp/cases")"
 [ -f "$bindir/scaled_alarm.so" ] ||
-	echo "# no $bindir/scaled_alarm.so (run scripts/build-conformance): each case's timeout is not scaled"
+	echo "# no $bindir/scaled_alarm.so (run scripts/build-conformance):" \
+		"each case's timeout is not scaled"
 
 # Events of an earlier test with upstream's names make its cases fail
 for e in __test_event __abi_event; do

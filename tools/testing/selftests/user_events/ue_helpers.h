@@ -23,10 +23,10 @@
  * No outcome depends on the machine's speed: a test waits for a condition,
  * and the bound that makes a hang fail is generous and scaled by one factor,
  * USER_EVENTS_TIMEOUT_SCALE (a positive decimal, default 1: 3 on a machine
- * three times slower, 0.01 to see every wait expire). A wait that runs out
- * says what it waited for ("# wait expired after N ms (factor F): WHAT") and
- * returns false, so that the ASSERT or EXPECT around it fails under the
- * test's own name. The same factor scales the kselftest harness's timeout of
+ * three times slower, 0.001 to make waits expire on purpose). A wait that
+ * runs out says what it waited for ("# wait expired after N ms (factor F):
+ * WHAT") and returns false, so that the ASSERT or EXPECT around it fails
+ * under the test's own name. The same factor scales the kselftest harness's timeout of
  * each test (UE_HARNESS_MAIN) and the shell tests' waits (ktap.sh).
  */
 
