@@ -194,13 +194,27 @@ line_has() {
 }
 
 # check_fields TOOL OUTPUT MARKER FIELDS...: one check per field of the first
-# line of OUTPUT that contains MARKER
+# line of OUTPUT that contains MARKER. Without such a line (the tool failed)
+# the first check fails, saying so, and the others are skipped for it.
 check_fields() {
-	local tool=$1 out=$2 marker=$3 line f shown=0 label name want
+	local tool=$1 out=$2 marker=$3 line f label name want why
 
 	shift 3
 	line=$(grep -m1 -F -- "$marker" "$out")
 	line=${line%"${line##*[! ]}"}
+	if [ -z "$line" ]; then
+		why="no line with '$marker' in the output of $tool"
+		read -r label _ <<< "$1"
+		fail "${tool}_$label"
+		echo "# $why: the other $(($# - 1)) field checks are skipped; the output:"
+		comment "$out"
+		shift
+		for f in "$@"; do
+			read -r label _ <<< "$f"
+			skip "${tool}_$label" "$why"
+		done
+		return
+	fi
 	for f in "$@"; do
 		read -r label name _ want <<< "$f"
 		if line_has "$line" "$name" "$want"; then
@@ -209,11 +223,7 @@ check_fields() {
 		fi
 		fail "${tool}_$label"
 		echo "# expected '$name=${want//_/ }' in:"
-		echo "# ${line:-(no line with $marker)}"
-		if [ $shown = 0 ] && [ -z "$line" ]; then
-			comment "$out"
-			shown=1
-		fi
+		echo "# $line"
 	done
 }
 
