@@ -40,15 +40,15 @@ TEST(status_page_shared)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		const unsigned char *page = uet_map_status();
-		int i;
 
 		if (!page || page[reg.status_index])
 			_exit(1);
 		if (write(ready[1], "r", 1) != 1)
 			_exit(2);
-		for (i = 0; i < 1000 && !page[reg.status_index]; i++)
-			usleep(10000);
-		_exit(page[reg.status_index] == EVENT_STATUS_FTRACE ? 0 : 3);
+		if (!ue_wait_for(UE_WAIT_MS, page[reg.status_index],
+				 "the child's status byte of abi_shared to be set"))
+			_exit(3);
+		_exit(page[reg.status_index] == EVENT_STATUS_FTRACE ? 0 : 4);
 	}
 	ASSERT_EQ(1, read(ready[0], &status, 1));
 	ASSERT_EQ(0, uet_enable("", "abi_shared", 1));
@@ -137,9 +137,10 @@ TEST_F_TIMEOUT(many, limit_and_reuse, 300)
 /* Every fd that registered holds the event, a forked child's copy too */
 TEST(references_follow_fds)
 {
-	int fds[10], i, status;
+	int fds[10], i, status, hold[2];
 	struct user_status_reg reg;
 	pid_t pid;
+	char c;
 
 	if (uet_skip(_metadata, 0))
 		return;
@@ -154,15 +155,18 @@ TEST(references_follow_fds)
 		EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
 		close(fds[i]);
 	}
+	ASSERT_EQ(0, pipe(hold));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		/* hold the last fd a while */
-		usleep(300000);
-		_exit(0);
+		/* hold the last fd until the parent closes its end of the pipe */
+		close(hold[1]);
+		_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);
 	}
+	close(hold[0]);
 	close(fds[9]);
 	EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
+	close(hold[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, delete_event("abi_refs"));
 }
@@ -284,4 +288,4 @@ TEST(listing)
 	free(all);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

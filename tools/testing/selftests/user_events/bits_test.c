@@ -11,8 +11,9 @@
  * USER_EVENT_REG_MULTI_FORMAT, EBADF writes and kernel.user_events_max.
  *
  * Where the kernel may update a word from a worker (the page was not
- * present and writable), the test polls for WAIT_MS; everywhere else the
- * word must be right when the call that changed it returns.
+ * present and writable), the test waits for it (ue_wait_for(): a bound of
+ * UE_WAIT_MS times USER_EVENTS_TIMEOUT_SCALE); everywhere else the word
+ * must be right when the call that changed it returns.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,22 +34,13 @@
 #define MADV_PAGEOUT 21
 #endif
 
-#define WAIT_MS		2000	/* a late update (absent or CoW page) comes within */
-#define QUIET_MS	300	/* a word that must not change is watched for */
+#define QUIET_MS	300	/* a word that must not change is watched for (scaled) */
 #define PATTERN		0xa5c3f00f5a3c0ff0ULL	/* bits a test puts around its bit */
 #define EXEC_WAIT	"--bits-exec-wait"	/* argv[1] of the execve() case */
 #define MULTI		USER_EVENTS_MULTI_SYSTEM
 #define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 
 /* Small helpers ------------------------------------------------------------ */
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* The @size-byte word at @addr, read once */
 static __u64 word(const void *addr, int size)
@@ -70,21 +62,21 @@ static void put_bit(void *addr, int size, int bit, int on)
 		__atomic_store_n((__u64 *)addr, v, __ATOMIC_RELAXED);
 }
 
-/* Wait up to @ms for the word to read @want; the last value read */
-static __u64 wait_word(const void *addr, int size, __u64 want, int ms)
+/* Wait for the word to read @want (a worker may write it late); the last value read */
+static __u64 wait_word(const void *addr, int size, __u64 want)
 {
-	long long end = now_ms() + ms;
 	__u64 v;
 
-	while ((v = word(addr, size)) != want && now_ms() < end)
-		usleep(1000);
+	ue_wait_for(UE_WAIT_MS, (v = word(addr, size)) == want,
+		    "the %d-byte word at %p to read %#llx (it reads %#llx)", size, addr,
+		    (unsigned long long)want, (unsigned long long)v);
 	return v;
 }
 
-/* The word after QUIET_MS: a late write from a worker would show */
+/* The word after QUIET_MS (scaled): a late write from a worker would show */
 static __u64 quiet_word(const void *addr, int size)
 {
-	usleep(QUIET_MS * 1000);
+	ue_sleep_ms(QUIET_MS);
 	return word(addr, size);
 }
 
@@ -99,12 +91,11 @@ static int resident(const void *addr)
 	return vec & 1;
 }
 
-static int wait_resident(const void *addr, int ms)
+/* Wait for the kernel to bring the page of @addr in; resident() then */
+static int wait_resident(const void *addr)
 {
-	long long end = now_ms() + ms;
-
-	while (resident(addr) != 1 && now_ms() < end)
-		usleep(1000);
+	ue_wait_for(UE_WAIT_MS, resident(addr) == 1,
+		    "the page of %p to be brought in (mincore())", addr);
 	return resident(addr);
 }
 
@@ -174,14 +165,11 @@ static int count_user_events(void)
 	return n;
 }
 
-/* Wait up to @ms for events/user_events/@name to be gone; 1 when it is */
-static int wait_gone(const char *name, int ms)
+/* Wait for events/user_events/@name to be gone; 1 when it is */
+static int wait_gone(const char *name)
 {
-	long long end = now_ms() + ms;
-
-	while (uet_event_exists("user_events", name) && now_ms() < end)
-		usleep(1000);
-	return !uet_event_exists("user_events", name);
+	return ue_wait_for(UE_WAIT_MS, !uet_event_exists("user_events", name),
+			   "events/user_events/%s to go", name);
 }
 
 /* A BPF program for tracepoints: r0 = 1; exit */
@@ -378,7 +366,7 @@ struct peer_ctx {
 
 enum {
 	P_WAIT,		/* wait for the word to read arg: the last value read */
-	P_QUIET,	/* the word after QUIET_MS */
+	P_QUIET,	/* the word after QUIET_MS (scaled) */
 	P_REG,		/* register desc at (addr, bit arg): 0 or -errno */
 	P_UNREG,	/* unregister (addr, bit arg) */
 	P_EXEC,		/* execve() this program, which waits to be killed */
@@ -397,7 +385,7 @@ static __s64 peer_op(struct peer_ctx *c, int op, __u64 arg)
 
 	switch (op) {
 	case P_WAIT:
-		return wait_word(c->addr, 8, arg, WAIT_MS);
+		return wait_word(c->addr, 8, arg);
 	case P_QUIET:
 		return quiet_word(c->addr, 8);
 	case P_REG:
@@ -694,8 +682,8 @@ TEST_F(bits, absent_page)
 	ASSERT_EQ(0, resident(m));
 	ASSERT_EQ(0, uet_enable("", "bits_absent", 1));
 	/* not touched here: the kernel brought the page in */
-	EXPECT_EQ(1, wait_resident(m, WAIT_MS));
-	EXPECT_EQ(1ULL << 5, wait_word(w, 8, 1ULL << 5, WAIT_MS));
+	EXPECT_EQ(1, wait_resident(m));
+	EXPECT_EQ(1ULL << 5, wait_word(w, 8, 1ULL << 5));
 	/* present now: cleared when the disable returns */
 	ASSERT_EQ(0, uet_enable("", "bits_absent", 0));
 	EXPECT_EQ(0, *w);
@@ -720,10 +708,10 @@ TEST_F(bits, fork_then_enable)
 	/* neither process writes the page from here on */
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, uet_enable("", "bits_fork", 1));
-		EXPECT_EQ(set, wait_word(w, 8, set, WAIT_MS)) TH_LOG("parent, round %d", i);
+		EXPECT_EQ(set, wait_word(w, 8, set)) TH_LOG("parent, round %d", i);
 		EXPECT_EQ(set, peer_do(&p, P_WAIT, set)) TH_LOG("child, round %d", i);
 		ASSERT_EQ(0, uet_enable("", "bits_fork", 0));
-		EXPECT_EQ(clear, wait_word(w, 8, clear, WAIT_MS)) TH_LOG("parent, round %d", i);
+		EXPECT_EQ(clear, wait_word(w, 8, clear)) TH_LOG("parent, round %d", i);
 		EXPECT_EQ(clear, peer_do(&p, P_WAIT, clear)) TH_LOG("child, round %d", i);
 	}
 	EXPECT_EQ(0, peer_stop(&self->e, &p, 0));
@@ -749,13 +737,13 @@ TEST_F(bits, fork_child_owns_copies)
 	EXPECT_EQ(0, peer_do(&p, P_REG, 5));
 	EXPECT_EQ(0, peer_do(&p, P_UNREG, 4));
 	ASSERT_EQ(0, uet_enable("", "bits_fork2", 1));
-	EXPECT_EQ(set, wait_word(w, 8, set, WAIT_MS));
+	EXPECT_EQ(set, wait_word(w, 8, set));
 	EXPECT_EQ(child_set, peer_do(&p, P_WAIT, child_set));
 	/* neither writes the other's bit, late either */
 	EXPECT_EQ(child_set, peer_do(&p, P_QUIET, 0));
 	EXPECT_EQ(set, quiet_word(w, 8));
 	ASSERT_EQ(0, uet_enable("", "bits_fork2", 0));
-	EXPECT_EQ(clear, wait_word(w, 8, clear, WAIT_MS));
+	EXPECT_EQ(clear, wait_word(w, 8, clear));
 	EXPECT_EQ(clear, peer_do(&p, P_WAIT, clear));
 	/* the child's bit 5 is not the parent's to drop */
 	EXPECT_EQ(-ENOENT, uet_unregister_bits(self->e.fd, w, 5));
@@ -782,9 +770,9 @@ static void check_dropped(struct __test_metadata *_metadata, struct env *e, int 
 	ASSERT_EQ(0, peer_start(e, &p, &c));
 	ASSERT_EQ(0, peer_do(&p, P_REG, 3));
 	ASSERT_EQ(0, uet_enable("", "bits_gone", 1));
-	EXPECT_EQ(1ULL << 3, wait_word(shared, 8, 1ULL << 3, WAIT_MS));
+	EXPECT_EQ(1ULL << 3, wait_word(shared, 8, 1ULL << 3));
 	ASSERT_EQ(0, uet_enable("", "bits_gone", 0));
-	EXPECT_EQ(0, wait_word(shared, 8, 0, WAIT_MS));
+	EXPECT_EQ(0, wait_word(shared, 8, 0));
 
 	ASSERT_EQ(PEER_GONE, peer_do(&p, exec ? P_EXEC : P_EXIT, 0))
 		TH_LOG("%s failed", exec ? "execve" : "exit");
@@ -864,7 +852,7 @@ static void *fork_when_told(void *arg)
 		return NULL;
 	f->pid = fork();
 	if (!f->pid)
-		_exit(wait_word(f->w, 8, 1ULL << 6, WAIT_MS) == 1ULL << 6 ? 0 : 1);
+		_exit(wait_word(f->w, 8, 1ULL << 6) == 1ULL << 6 ? 0 : 1);
 	return NULL;
 }
 
@@ -1415,10 +1403,10 @@ TEST_F(bits, auto_delete_after_last_consumer)
 	close(fd2);
 	EXPECT_TRUE(uet_event_exists("user_events", "bits_autoc"));
 	ASSERT_EQ(0, uet_enable("", "bits_autoc", 0));
-	usleep(QUIET_MS * 1000);
+	ue_sleep_ms(QUIET_MS);
 	EXPECT_TRUE(uet_event_exists("user_events", "bits_autoc")) TH_LOG("perf still holds it");
 	drop_fd(&self->e, p);
-	EXPECT_TRUE(wait_gone("bits_autoc", WAIT_MS));
+	EXPECT_TRUE(wait_gone("bits_autoc"));
 }
 
 /* USER_EVENT_REG_PERSIST: it stays unreferenced until DIAG_IOCSDEL */
@@ -1435,7 +1423,7 @@ TEST_F(bits, persist_stays_until_deleted)
 	close(fd2);
 	ASSERT_EQ(0, uet_enable("", "bits_persist", 1));
 	ASSERT_EQ(0, uet_enable("", "bits_persist", 0));
-	usleep(QUIET_MS * 1000);
+	ue_sleep_ms(QUIET_MS);
 	EXPECT_TRUE(uet_event_exists("user_events", "bits_persist"));
 	EXPECT_EQ(0, uet_delete(self->e.fd, "bits_persist"));
 	EXPECT_FALSE(uet_event_exists("user_events", "bits_persist"));
@@ -1479,7 +1467,7 @@ TEST_F(bits, other_creators_keep_events)
 		if (i == 3)
 			ASSERT_EQ(0, uet_unregister_bits(fd2, w, 1));
 		close(fd2);
-		usleep(QUIET_MS * 1000);
+		ue_sleep_ms(QUIET_MS);
 		EXPECT_TRUE(uet_event_exists("user_events", names[i])) TH_LOG("%s", names[i]);
 		EXPECT_EQ(0, uet_delete(self->e.fd, names[i])) TH_LOG("%s", names[i]);
 	}
@@ -1799,20 +1787,22 @@ FIXTURE_TEARDOWN(swap)
 	}
 }
 
-/* MADV_PAGEOUT until mincore() says the page of @m left memory; 0 or -1 */
+/* MADV_PAGEOUT of the page of @m; whether mincore() says it left memory */
+static int paged_out(char *m)
+{
+	madvise(m, getpagesize(), MADV_PAGEOUT);
+	if (resident(m) == 0)
+		return 1;
+	/* it may wait in another CPU's LRU batch: drain them all */
+	uet_write_file("/proc/sys/vm/drop_caches", "1", 0);
+	return 0;
+}
+
+/* paged_out() until it is; 0 or -1 */
 static int page_out(char *m)
 {
-	int i;
-
-	for (i = 0; i < 50; i++) {
-		madvise(m, getpagesize(), MADV_PAGEOUT);
-		if (resident(m) == 0)
-			return 0;
-		/* it may wait in another CPU's LRU batch: drain them all */
-		uet_write_file("/proc/sys/vm/drop_caches", "1", 0);
-		usleep(20000);
-	}
-	return -1;
+	return ue_wait_for(UE_WAIT_MS, paged_out(m),
+			   "MADV_PAGEOUT to take the page of %p out of memory", m) ? 0 : -1;
 }
 
 /*
@@ -1842,16 +1832,16 @@ TEST_F_TIMEOUT(swap, swapped_out_page, 120)
 	ASSERT_EQ(0, page_out(m)) TH_LOG("MADV_PAGEOUT left the registered page in memory");
 	ASSERT_EQ(0, uet_enable("", "bits_swap", 1));
 	/* not touched here: the kernel swapped it in */
-	EXPECT_EQ(1, wait_resident(m, WAIT_MS));
+	EXPECT_EQ(1, wait_resident(m));
 	*rw |= 1ULL << 9;
-	EXPECT_EQ(*rw, wait_word(w, 8, *rw, WAIT_MS));
+	EXPECT_EQ(*rw, wait_word(w, 8, *rw));
 	EXPECT_EQ(0, memcmp(ref, m, psz));
 
 	ASSERT_EQ(0, page_out(m));
 	ASSERT_EQ(0, uet_enable("", "bits_swap", 0));
-	EXPECT_EQ(1, wait_resident(m, WAIT_MS));
+	EXPECT_EQ(1, wait_resident(m));
 	*rw &= ~(1ULL << 9);
-	EXPECT_EQ(*rw, wait_word(w, 8, *rw, WAIT_MS));
+	EXPECT_EQ(*rw, wait_word(w, 8, *rw));
 	EXPECT_EQ(0, memcmp(ref, m, psz));
 out:
 	free(ref);
@@ -1865,5 +1855,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
+	ue_scale_test_timeouts();
 	return test_harness_run(argc, argv);
 }

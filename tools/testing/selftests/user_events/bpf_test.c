@@ -554,4 +554,4 @@ TEST_F_TIMEOUT(bpf, status_any_order, 300)
 	}
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -83,15 +83,9 @@ status_line() {
 	"$ue" status | awk -v n="$1" '$4 == n'
 }
 
-# gone EVENT: its directory disappears within 2 s
+# gone EVENT: its directory disappears (ue_wait: 60 s times the factor)
 gone() {
-	local i
-
-	for i in $(seq 20); do
-		[ -d "$ev_dir/$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
+	ue_wait 60 "events/user_events/$1 to go" test ! -d "$ev_dir/$1"
 }
 
 ev=cli_test_ev
@@ -233,7 +227,8 @@ check "both records are in trace" test "$(trace_count "cli_test_nobody: uid=6553
 
 # A persistent event through the enable bit
 run 0 "--abi=bits register: persistent" "$ue" --abi=bits register 'cli_test_persist u32 x'
-sleep 0.5
+# a window (scaled) in which a wrong deletion after the exit would show
+sleep "$(ue_scale 0.5)"
 check "the event outlives the command" test -d $ev_dir/cli_test_persist
 check "status does not list it (no status byte)" test -z "$(status_line cli_test_persist)"
 echo 1 > $ev_dir/cli_test_persist/enable

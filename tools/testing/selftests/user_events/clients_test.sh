@@ -22,10 +22,11 @@ ue=$dir/ue_emit
 PERF=${PERF:-perf}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
 BPFTRACE=${BPFTRACE:-bpftrace}
-tool_timeout=${CLIENTS_TOOL_TIMEOUT:-120}
 start=$SECONDS
 
 . "$dir/ktap.sh"
+# each tool's run, at most (CLIENTS_TOOL_TIMEOUT, default 120 s, times the factor)
+tool_timeout=$(ue_scale "${CLIENTS_TOOL_TIMEOUT:-120}")
 if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "must be run as root"
 fi
@@ -193,13 +194,27 @@ line_has() {
 }
 
 # check_fields TOOL OUTPUT MARKER FIELDS...: one check per field of the first
-# line of OUTPUT that contains MARKER
+# line of OUTPUT that contains MARKER. Without such a line (the tool failed)
+# the first check fails, saying so, and the others are skipped for it.
 check_fields() {
-	local tool=$1 out=$2 marker=$3 line f shown=0 label name want
+	local tool=$1 out=$2 marker=$3 line f label name want why
 
 	shift 3
 	line=$(grep -m1 -F -- "$marker" "$out")
 	line=${line%"${line##*[! ]}"}
+	if [ -z "$line" ]; then
+		why="no line with '$marker' in the output of $tool"
+		read -r label _ <<< "$1"
+		fail "${tool}_$label"
+		echo "# $why: the other $(($# - 1)) field checks are skipped; the output:"
+		comment "$out"
+		shift
+		for f in "$@"; do
+			read -r label _ <<< "$f"
+			skip "${tool}_$label" "$why"
+		done
+		return
+	fi
 	for f in "$@"; do
 		read -r label name _ want <<< "$f"
 		if line_has "$line" "$name" "$want"; then
@@ -208,11 +223,7 @@ check_fields() {
 		fi
 		fail "${tool}_$label"
 		echo "# expected '$name=${want//_/ }' in:"
-		echo "# ${line:-(no line with $marker)}"
-		if [ $shown = 0 ] && [ -z "$line" ]; then
-			comment "$out"
-			shown=1
-		fi
+		echo "# $line"
 	done
 }
 
@@ -252,9 +263,11 @@ run_tool() {
 
 	shift 2
 	echo "# $name: $*" | cut -c1-300
-	timeout -k 10 "$tool_timeout" "$@" > "$out" 2>&1
+	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
 	rc=$?
-	[ $rc = 124 ] && echo "# $name: timed out after $tool_timeout s"
+	# 124: timeout stopped it; 137: and had to kill it
+	[ $rc = 124 ] || [ $rc = 137 ] &&
+		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
 	return $rc
 }
 
@@ -301,10 +314,8 @@ keep_desc='clients_keep u32 n; __rel_loc char[] s'
 "$ue" -b -w -f "$tmp/keep.go" -n 5 -I n "$keep_desc" n=7 s=kept \
 	> "$tmp/keep-emit.out" 2>&1 &
 keep_pid=$!
-for _ in $(seq 100); do
-	[ -d "$tracefs/events/user_events/clients_keep" ] && break
-	sleep 0.1
-done
+ue_wait 60 "ue_emit to create events/user_events/clients_keep" \
+	test -d "$tracefs/events/user_events/clients_keep"
 if run_tool "perf record (auto-deleted event)" "$tmp/keep-record.out" \
 	"$PERF" record -a -N -o "$tmp/keep.data" -e user_events:clients_keep -- \
 	sh -c "touch $tmp/keep.go; while kill -0 $keep_pid 2>/dev/null; do sleep 0.1; done" &&
@@ -314,11 +325,8 @@ else
 	fail perf_record_auto_deleted
 	comment "$tmp/keep-record.out" "$tmp/keep-emit.out"
 fi
-for _ in $(seq 100); do
-	[ -d "$tracefs/events/user_events/clients_keep" ] || break
-	sleep 0.1
-done
-if [ ! -d "$tracefs/events/user_events/clients_keep" ]; then
+if ue_wait 60 "events/user_events/clients_keep to go (its writer exited, perf stopped)" \
+	test ! -d "$tracefs/events/user_events/clients_keep"; then
 	pass auto_deleted_after_perf
 else
 	fail auto_deleted_after_perf

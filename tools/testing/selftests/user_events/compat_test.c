@@ -131,4 +131,4 @@ TEST_F(compat, enable_bit)
 	EXPECT_EQ(-ENOENT, uet_unregister_bits(self->fd, &self->word, 3));
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

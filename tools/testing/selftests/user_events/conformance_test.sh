@@ -84,6 +84,9 @@ for t in $tests; do
 	[ $n -gt 0 ] || echo "$t -" >> "$tmp/cases"
 done
 echo "1..$(wc -l < "$tmp/cases")"
+[ -f "$bindir/scaled_alarm.so" ] ||
+	echo "# no $bindir/scaled_alarm.so (run scripts/build-conformance):" \
+		"each case's timeout is not scaled"
 
 # Events of an earlier test with upstream's names make its cases fail
 for e in __test_event __abi_event; do
@@ -100,12 +103,14 @@ result() {	# ok|not ok NAME [DIRECTIVE]
 }
 
 # run BINARY CASE [PRELOAD]: the case alone (with the LD_PRELOAD library
-# PRELOAD), its output in $tmp/out; prints pass, fail or "skip REASON" as
-# the harness decided
+# PRELOAD, and scaled_alarm.so: the harness's timeout of the case times
+# USER_EVENTS_TIMEOUT_SCALE), its output in $tmp/out; prints pass, fail or
+# "skip REASON" as the harness decided
 run() {
-	local rc line
+	local rc line preload=$3
 
-	env ${3:+LD_PRELOAD="$3"} "$1" -r "$2" < /dev/null > "$tmp/out" 2>&1
+	[ -f "$bindir/scaled_alarm.so" ] && preload="$bindir/scaled_alarm.so${3:+ $3}"
+	env ${preload:+LD_PRELOAD="$preload"} "$1" -r "$2" < /dev/null > "$tmp/out" 2>&1
 	rc=$?
 	line=$(grep -E "^(not )?ok 1 $2( |\$)" "$tmp/out")
 	if ! grep -qx '1\.\.1' "$tmp/out" || [ -z "$line" ]; then

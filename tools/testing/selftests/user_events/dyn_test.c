@@ -269,4 +269,4 @@ TEST(error_log_caret)
 	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

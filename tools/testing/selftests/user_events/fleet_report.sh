@@ -14,21 +14,27 @@
 #
 # Prints one "NAME=pass" or "NAME=fail" line per check (scripts/check
 # counts them) and diagnostics as "# " lines; exits 0 when all passed.
+#
+# A scenario whose file is missing, empty or cannot be decoded is one
+# result, SCENARIO_report, naming why, and none of the checks that read it
+# runs (main_dotnames is decoded from main's file). The result is a skip
+# ("NAME=skip") when fleet_test.sh already failed the file's reception in
+# the guest and said why (DIR/SCENARIO.notreceived), else a failure.
 
 dir=${1:?usage: fleet_report.sh DIR}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
 DOTNAMES=${DOTNAMES:-$(dirname "$0")/../../../tracing/user_events/trace-dat-dotnames.sh}
 failed=0
+skipped=0
 checks=0
 
 result() {
 	checks=$((checks + 1))
-	if [ "$2" = pass ]; then
-		echo "host fleet $1=pass"
-	else
-		echo "host fleet $1=fail"
-		failed=$((failed + 1))
-	fi
+	case $2 in
+	pass) echo "host fleet $1=pass" ;;
+	skip) echo "host fleet $1=skip"; skipped=$((skipped + 1)) ;;
+	*) echo "host fleet $1=fail"; failed=$((failed + 1)) ;;
+	esac
 }
 
 # line_has LINE FIELD=VALUE: LINE shows FIELD=VALUE between spaces
@@ -45,22 +51,62 @@ if [ ! -s "$dir/expect" ]; then
 	exit 1
 fi
 
-declare -A report
-for dat in "$dir"/*.dat; do
-	[ -f "$dat" ] || continue
-	scen=$(basename "$dat" .dat)
-	report[$scen]=$dir/$scen.report
-	if "$TRACE_CMD" report -i "$dat" > "$dir/$scen.report" 2> "$dir/$scen.report.err"; then
-		result "${scen}_report" pass
+# report[SCEN]: its decoded file; unusable[SCEN]: why there is none, and
+# notrun[SCEN]: how many of its checks did not run for that
+declare -A report unusable notrun
+
+# no_input SCEN WHY: SCEN's one result, for every check that reads it
+no_input() {
+	local scen=$1 why=$2 guest=$dir/$1.notreceived
+
+	unusable[$scen]=$why
+	notrun[$scen]=0
+	if [ -s "$guest" ]; then
+		result "${scen}_report" skip
+		echo "# $scen: $why; the guest failed ${scen}_file_received: $(head -n 1 "$guest")"
 	else
 		result "${scen}_report" fail
+		echo "# $scen: $why"
+	fi
+}
+
+# not_run SCEN [N]: true, and N checks (1) of SCEN not run, when SCEN has no input
+not_run() {
+	[ -n "${unusable[$1]:-}" ] || return 1
+	notrun[$1]=$((notrun[$1] + ${2:-1}))
+}
+
+# The scenarios: those of the expectations and of the files received
+scenarios=$({
+	cut -f1 "$dir/expect"
+	for f in "$dir"/*.count "$dir"/*.multi "$dir"/*.undecoded; do
+		[ -f "$f" ] && cut -f1 "$f" | cut -d' ' -f1
+	done
+	for f in "$dir"/*.dat; do
+		[ -f "$f" ] && basename "$f" .dat
+	done
+} | grep -vx main_dotnames | sort -u)
+for scen in $scenarios; do
+	dat=$dir/$scen.dat
+	if [ ! -f "$dat" ]; then
+		no_input "$scen" "no file $dat from the collector"
+	elif [ ! -s "$dat" ]; then
+		no_input "$scen" "the collector's file $dat is empty"
+	elif "$TRACE_CMD" report -i "$dat" > "$dir/$scen.report" 2> "$dir/$scen.report.err"; then
+		report[$scen]=$dir/$scen.report
+		result "${scen}_report" pass
+	else
+		no_input "$scen" "trace-cmd report cannot decode $dat"
 		sed 's/^/# /' "$dir/$scen.report.err" | head -n 20
 	fi
 done
 
 # Multi-format events, decoded by this trace-cmd once trace-dat-dotnames
 # renamed NAME.ID to NAME_ID in a copy of the file: scenario main_dotnames
-if [ -f "$dir/main.multi" ] && [ -f "$dir/main.dat" ]; then
+if [ -n "${unusable[main]:-}" ]; then
+	unusable[main_dotnames]="decoded from main's file: ${unusable[main]}"
+	notrun[main_dotnames]=0
+elif [ -f "$dir/main.multi" ] && [ -f "$dir/main.dat" ]; then
 	rep=$dir/main_dotnames.report
 	if "$DOTNAMES" "$dir/main.dat" "$dir/main.dotnames" 2> "$rep.err" &&
 	   grep -q '^trace-dat-dotnames: 1 event names with a dot renamed$' "$rep.err" &&
@@ -68,13 +114,14 @@ if [ -f "$dir/main.multi" ] && [ -f "$dir/main.dat" ]; then
 		report[main_dotnames]=$rep
 		result main_dotnames_report pass
 	else
-		result main_dotnames_report fail
+		no_input main_dotnames "trace-dat-dotnames or trace-cmd report failed on a copy of main's file"
 		sed 's/^/# /' "$rep.err" | head -n 20
 	fi
 fi
 
 # Every expected field, in a decoded record of its event
 while IFS=$'\t' read -r scen marker want; do
+	not_run "$scen" && continue
 	rep=${report[$scen]:-}
 	name="${scen}${marker// /_}${want%%=*}=${want#*=}"
 	name=${name// /_}
@@ -103,6 +150,7 @@ done < "$dir/expect"
 for f in "$dir"/*.count; do
 	[ -f "$f" ] || continue
 	while IFS=$'\t' read -r scen marker n; do
+		not_run "$scen" && continue
 		rep=${report[$scen]:-/dev/null}
 		got=$(grep -c -F -- "$marker" "$rep")
 		if [ "$got" = "$n" ]; then
@@ -118,8 +166,8 @@ done
 # every field, its records arrived, and this trace-cmd's libtraceevent
 # cannot parse the name (its parser stops at the dot), so it shows them
 # as unknown; should it learn to, the last check says so
-if [ -f "$dir/main.multi" ]; then
-	IFS=$'\t' read -r scen name n desc < "$dir/main.multi"
+[ -f "$dir/main.multi" ] && IFS=$'\t' read -r scen name n desc < "$dir/main.multi"
+if [ -f "$dir/main.multi" ] && ! not_run "$scen" 2; then
 	rep=${report[$scen]:-/dev/null}
 	"$TRACE_CMD" dump --events -i "$dir/$scen.dat" > "$dir/$scen.events" 2>&1
 	ok=1
@@ -146,8 +194,8 @@ fi
 
 # The event created after the recording started: its records came but
 # the collector has no format for them
-if [ -f "$dir/late.undecoded" ]; then
-	read -r scen name n < "$dir/late.undecoded"
+[ -f "$dir/late.undecoded" ] && read -r scen name n < "$dir/late.undecoded"
+if [ -f "$dir/late.undecoded" ] && ! not_run "$scen" 2; then
 	rep=${report[$scen]:-/dev/null}
 	decoded=$(grep -c -F -- " $name:" "$rep")
 	unknown=$(grep -c 'UNKNOWN EVENT' "$rep")
@@ -165,5 +213,9 @@ if [ -f "$dir/late.undecoded" ]; then
 	fi
 fi
 
-echo "# fleet_report: $((checks - failed)) of $checks checks passed"
-[ "$failed" = 0 ]
+for scen in "${!unusable[@]}"; do
+	echo "# $scen: ${notrun[$scen]} checks not run: ${unusable[$scen]}"
+done
+echo "# fleet_report: $((checks - failed - skipped)) of $checks checks passed," \
+	"$skipped skipped"
+[ "$failed" = 0 ] && [ "$skipped" = 0 ]

@@ -20,18 +20,21 @@
 #
 # Tools: $TRACE_CMD (default trace-cmd from PATH); the user_events command
 # next to this test ($USER_EVENTS_CMD). Prints KTAP; exits 0 when every
-# check passed, 1 otherwise, 4 (skip) when not run as root.
+# check passed, 1 otherwise, 4 (skip) when not run as root. Every wait is
+# for a condition, bounded by a time that USER_EVENTS_TIMEOUT_SCALE
+# multiplies (ktap.sh's ue_wait); one that expires says what it waited for.
 
 dir=$(cd "$(dirname "$0")" && pwd)
 tracefs=/sys/kernel/tracing
 ue=$dir/ue_emit
 uecmd=${USER_EVENTS_CMD:-$dir/user_events}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
-tool_timeout=${FLEET_TOOL_TIMEOUT:-180}
 port=${FLEET_PORT:-18633}
 vport=${FLEET_VSOCK_PORT:-18634}
 
 . "$dir/ktap.sh"
+# a recording's run, at most (FLEET_TOOL_TIMEOUT, default 180 s, times the factor)
+tool_timeout=$(ue_scale "${FLEET_TOOL_TIMEOUT:-180}")
 if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "must be run as root"
 fi
@@ -142,16 +145,12 @@ wait_writers() {
 	writers=()
 }
 
-# wait_for PATH...: until each exists (60 s)
+# wait_for PATH...: until each exists
 wait_for() {
 	local p
 
 	for p in "$@"; do
-		for _ in $(seq 600); do
-			[ -e "$p" ] && break
-			sleep 0.1
-		done
-		[ -e "$p" ] || return 1
+		ue_wait 60 "$p to exist" test -e "$p" || return 1
 	done
 }
 
@@ -163,30 +162,53 @@ listening() {
 	grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-# wait_collector PID DIR: PID's children (one per connection) are gone,
-# so every file in DIR is complete
-wait_collector() {
-	for _ in $(seq 600); do
-		[ -z "$(pgrep -P "$1")" ] && return 0
-		sleep 0.1
-	done
-	return 1
+# collector_done PID: the collector PID has finished the last recording's
+# file and waits for the next connection: it sleeps in accept() (its wchan),
+# with no child left (the readers of the CPUs' data it forks). It runs with
+# --debug (see below), so the collector itself handles a connection and
+# puts the file together before it accepts another.
+collector_done() {
+	[ -z "$(pgrep -P "$1")" ] && [[ $(cat "/proc/$1/wchan" 2>/dev/null) == *accept* ]]
 }
 
-# received SCENARIO DIR: the one new trace.*.dat of DIR becomes
-# $out/SCENARIO.dat; passes when it is there and is a trace-cmd file
+# received SCENARIO PID DIR LOG: once the collector PID finished writing (a
+# recording ends before its file is complete), the one new trace.*.dat of
+# DIR becomes $out/SCENARIO.dat; passes when it is there and is a trace-cmd
+# file, fails when the collector is still writing. A failure says why in
+# $out/SCENARIO.notreceived, so that fleet_report.sh does not fail the
+# checks that read the file again.
 received() {
-	local scen=$1 d=$2 f
+	local scen=$1 pid=$2 d=$3 log=$4 f why=
 
-	f=$(ls "$d"/trace.*.dat 2>/dev/null | head -n 1)
-	if [ -n "$f" ] && [ -s "$f" ] && head -c 10 "$f" | grep -q tracing; then
+	if ! ue_wait 300 "the collector to finish the file of $scen (back in accept(), no child)" \
+		collector_done "$pid"; then
+		why="the collector was still writing it"
+	else
+		f=$(ls "$d"/trace.*.dat 2>/dev/null | head -n 1)
+		if [ -z "$f" ]; then
+			why="the collector wrote no file"
+		elif [ ! -s "$f" ] || ! head -c 10 "$f" | grep -q tracing; then
+			why="the collector's $(basename "$f") is not a trace-cmd file"
+		fi
+	fi
+	if [ -z "$why" ]; then
 		mv "$f" "$out/$scen.dat"
 		pass "${scen}_file_received"
 		echo "# $scen: the collector wrote $(basename "$f")," \
 			"$(stat -c %s "$out/$scen.dat") bytes"
 	else
 		fail "${scen}_file_received"
+		echo "# $scen: $why"
+		echo "$why" > "$out/$scen.notreceived"
 		ls -l "$d" | sed 's/^/# /'
+		kill -0 "$pid" 2>/dev/null || echo "# the collector (pid $pid) is gone"
+		echo "# trace-cmd's processes (the collector is $pid):"
+		ps -eo pid,ppid,stat,args | grep -E '[t]race-cmd|PPID' | sed 's/^/# /'
+		echo "# the collector's log:"
+		grep -v ' msg \(received\|send\):' "$log" | tail -n 20 | sed 's/^/# /'
+		# not the next scenario's file
+		mkdir -p "$d/not-$scen"
+		mv "$d"/trace.*.dat "$d/not-$scen/" 2>/dev/null
 	fi
 }
 
@@ -203,9 +225,13 @@ record() {
 	done
 	shift
 	echo "# $scen: trace-cmd record $*"
-	timeout -k 10 "$tool_timeout" "$TRACE_CMD" record "$@" "$go" \
+	timeout -k "$(ue_scale 10)" "$tool_timeout" "$TRACE_CMD" record "$@" "$go" \
 		> "$tmp/$scen-record.out" 2>&1
 	rc=$?
+	# 124: timeout stopped it; 137: and had to kill it
+	[ $rc = 124 ] || [ $rc = 137 ] &&
+		echo "# wait expired after $tool_timeout s (factor $ue_factor):" \
+			"trace-cmd record of $scen to finish"
 	for f in "${dones[@]}"; do
 		[ -e "$f" ] || ok=0
 	done
@@ -222,15 +248,17 @@ record() {
 }
 
 # go_script FILE DONE-FILES...: touch $tmp/go, then wait for the files
+# (ktap.sh's ue_wait; an expiry ends the script, and the recording fails)
 go_script() {
 	local file=$1 f
 
 	shift
 	{
 		echo '#!/bin/bash'
+		printf 'UE_TIMING_ONLY=1 . %q\n' "$dir/ktap.sh"
 		printf 'touch %q\n' "$tmp/go"
 		for f in "$@"; do
-			printf 'for i in $(seq 1200); do [ -e %q ] && break; sleep 0.1; done\n' "$f"
+			printf 'ue_wait 120 %q test -e %q || exit 1\n' "the writer's ${f##*/}" "$f"
 		done
 	} > "$file"
 	chmod +x "$file"
@@ -250,15 +278,18 @@ else
 	comment "$tracefs/user_events_groups"
 fi
 
-"$TRACE_CMD" listen -p "$port" -d "$tmp/coll" > "$tmp/listen.log" 2>&1 &
+# --debug: without it trace-cmd listen gives up on a recorder that sends
+# nothing for 5 s (libtracecmd's MSG_WAIT_MSEC), takes what comes after for
+# unexpected messages and leaves an empty file: seen on a loaded machine,
+# a 0-byte file and the collector's log full of "Message: cmd=3 size=8192".
+# With it the collector waits as long as the recorder takes, and handles
+# each connection itself, in turn (this test makes one at a time).
+"$TRACE_CMD" listen --debug -p "$port" -d "$tmp/coll" > "$tmp/listen.log" 2>&1 &
 listen_pid=$!
-"$TRACE_CMD" listen -V -p "$vport" -d "$tmp/vcoll" > "$tmp/vlisten.log" 2>&1 &
+"$TRACE_CMD" listen --debug -V -p "$vport" -d "$tmp/vcoll" > "$tmp/vlisten.log" 2>&1 &
 vlisten_pid=$!
-for _ in $(seq 300); do
-	listening "$port" && break
-	sleep 0.1
-done
-if listening "$port" && kill -0 "$vlisten_pid" 2>/dev/null; then
+if ue_wait 60 "trace-cmd listen on TCP port $port" listening "$port" &&
+	kill -0 "$vlisten_pid" 2>/dev/null; then
 	pass collectors_listening
 else
 	fail collectors_listening
@@ -277,16 +308,15 @@ wait_for "$tracefs/events/user_events/fleet_st" "$tracefs/events/user_events/fle
 	"$tracefs/events/user_events/fleet_trap" \
 	"$tracefs/events/user_events_$group/fleet_gst" \
 	"$tracefs/events/user_events_$group/fleet_gbits"
-for _ in $(seq 600); do
-	ls -d "$tracefs"/events/user_events_multi/fleet_multi.* > /dev/null 2>&1 && break
-	sleep 0.1
-done
+multi_made() {
+	compgen -G "$tracefs/events/user_events_multi/fleet_multi.*" > /dev/null
+}
+ue_wait 60 "events/user_events_multi/fleet_multi.* to exist" multi_made
 go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done
 record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done -- \
 	-N "127.0.0.1:$port" -t -e user_events -e user_events_multi \
 	-e "user_events_$group"
-wait_collector "$listen_pid"
-received main "$tmp/coll"
+received main "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 for seq in 1 2 3; do
 	expect main " fleet_st:" "seq=$seq"
 done
@@ -314,8 +344,7 @@ wait_for "$tracefs/events/user_events/fleet_st"
 go_script "$tmp/go-vsock" "$tmp/vst.done"
 record vsock "$tmp/go-vsock" "$tmp/vst.done" -- \
 	-V "1:$vport" -e user_events:fleet_st
-wait_collector "$vlisten_pid"
-received vsock "$tmp/vcoll"
+received vsock "$vlisten_pid" "$tmp/vcoll" "$tmp/vlisten.log"
 expect vsock " fleet_st:" "${st_vals[@]}"
 wait_writers
 
@@ -330,8 +359,9 @@ writer anchor -n 2 -I n "$anchor_desc" n=1
 wait_for "$tracefs/events/user_events/fleet_anchor"
 {
 	echo '#!/bin/bash'
+	printf 'UE_TIMING_ONLY=1 . %q\n' "$dir/ktap.sh"
 	printf 'touch %q\n' "$tmp/go"
-	# no consumer: ue_emit -w gives up (exit 1)
+	# no consumer: ue_emit -w gives up (exit 1) after 3 s times the factor
 	printf '%q -b -w -t 3 %q' "$ue" "$late_desc"
 	printf ' %q' "${late_vals[@]}"
 	printf ' > %q 2>&1 && touch %q\n' "$tmp/late0.out" "$tmp/late0.recorded"
@@ -340,18 +370,17 @@ wait_for "$tracefs/events/user_events/fleet_anchor"
 	printf '( %q -b -w -t 60 -n 3 %q' "$ue" "$late_desc"
 	printf ' %q' "${late_vals[@]}"
 	printf ' > %q 2>&1 && touch %q ) &\n' "$tmp/late1.out" "$tmp/late1.done"
-	printf 'for i in $(seq 600); do [ -d %q ] && break; sleep 0.1; done\n' \
+	printf 'ue_wait 60 %q test -d %q\n' "events/user_events/fleet_late to exist" \
 		"$tracefs/events/user_events/fleet_late"
 	printf 'echo 1 > %q\n' "$tracefs/events/user_events/fleet_late/enable"
 	printf 'wait\n'
-	printf 'for i in $(seq 1200); do [ -e %q ] && break; sleep 0.1; done\n' \
+	printf 'ue_wait 120 %q test -e %q || exit 1\n' "the writer's anchor.done" \
 		"$tmp/anchor.done"
 } > "$tmp/go-late"
 chmod +x "$tmp/go-late"
 record late "$tmp/go-late" "$tmp/late0.done" "$tmp/late1.done" "$tmp/anchor.done" -- \
 	-N "127.0.0.1:$port" -t -e user_events
-wait_collector "$listen_pid"
-received late "$tmp/coll"
+received late "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 if [ -e "$tmp/late0.recorded" ]; then
 	echo "# late: the writer of the event created late found a consumer"
 	echo "late0_attached" >> "$out/late.facts"
@@ -392,8 +421,7 @@ fi
 chmod +x "$tmp/go-pre"
 record pre "$tmp/go-pre" "$tmp/pre.done" -- \
 	-N "127.0.0.1:$port" -t -e user_events
-wait_collector "$listen_pid"
-received pre "$tmp/coll"
+received pre "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 expect pre " fleet_late:" "${late_vals[@]}"
 printf 'pre\t fleet_late:\t3\n' > "$out/pre.count"
 # registered persistent: it stays until deleted, then it is gone
@@ -405,6 +433,6 @@ else
 	fail preregistered_deleted
 fi
 
-echo "# the collector's log:"
-comment "$tmp/listen.log" | tail -n 20
+echo "# the collector's log (less --debug's messages):"
+grep -v ' msg \(received\|send\):' "$tmp/listen.log" | comment | tail -n 20
 ktap_done

@@ -696,4 +696,4 @@ TEST_F(ft, synthetic_latency)
 	EXPECT_EQ(0, self->page[end.status_index]);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -474,7 +474,11 @@ static enum verdict oracle(const char *desc, struct event_desc *d)
 #define MEM_SLOTS	16		/* 8-byte slots used in them */
 #define BSS_SLOTS	8
 #define REG_BUF		(3 * 4096)
-#define SETTLE_MS	2000		/* a kernel worker's "shortly after" */
+/*
+ * A window (times USER_EVENTS_TIMEOUT_SCALE) in which an event may go or
+ * stay, both right: a wait for what must come is bounded by UE_WAIT_MS
+ */
+#define SETTLE_MS	2000
 
 struct bits_event {
 	struct event_desc *d;	/* d->name: its name under events/ */

@@ -2498,9 +2498,10 @@ static long first_diff(const unsigned char *a, const unsigned char *b, long len)
 static void check_words(const char *when, int lenient)
 {
 	const unsigned char *got = NULL, *want = NULL;
-	int tries = 0;
+	struct ue_wait wait;
 	long off;
 
+	ue_wait_start(&wait, UE_WAIT_MS);
 	for (;;) {
 		off = first_diff(words, words_shadow, WORD_PAGES * page_size);
 		if (off >= 0) {
@@ -2514,11 +2515,13 @@ static void check_words(const char *when, int lenient)
 			got = (unsigned char *)bss_words + off;
 			want = (unsigned char *)bss_shadow + off;
 		}
-		if (!lenient || ++tries > SETTLE_MS)
-			fail("enable bit", "%s: the byte at %p is %#x, want %#x%s", when,
-			     (void *)got, *got, *want,
-			     lenient ? " (2 s after, the page had been dropped)" : "");
-		usleep(1000);
+		if (!lenient)
+			fail("enable bit", "%s: the byte at %p is %#x, want %#x", when,
+			     (void *)got, *got, *want);
+		if (!ue_wait_next(&wait))
+			fail("enable bit", "%s: the byte at %p is %#x, want %#x (wait expired "
+			     "after %ld ms: the page had been dropped)", when, (void *)got,
+			     *got, *want, ue_scale_ms(UE_WAIT_MS));
 	}
 	bits.zapped = 0;
 	stats.bits_word_checks++;
@@ -2562,18 +2565,21 @@ static int ev_exists(const struct bits_event *e)
 	return !access(sys_path(0, e->sys, e->d->name, ""), F_OK);
 }
 
-/* Wait up to @ms for events/@sys/@name to go; 1 when gone */
+/*
+ * Wait up to @ms times the factor (UE_WAIT_MS for what must come, SETTLE_MS
+ * where staying is right too; 0: look once) for events/@sys/@name to go; 1
+ * when gone
+ */
 static int wait_gone(const char *sys, const char *name, int ms)
 {
-	int i;
+	struct ue_wait wait;
 
-	for (i = 0; ; i++) {
+	ue_wait_start(&wait, ms);
+	do {
 		if (access(sys_path(0, sys, name, ""), F_OK))
 			return 1;
-		if (i >= ms)
-			return 0;
-		usleep(1000);
-	}
+	} while (ms && ue_wait_next(&wait));
+	return 0;
 }
 
 /*
@@ -2596,10 +2602,10 @@ static void settle(int ev, int async, const char *when)
 			     ev_consumers(e), e->stays ? ", and it should stay" : "");
 		return;
 	}
-	if (!wait_gone(e->sys, e->d->name, async ? SETTLE_MS : 0))
+	if (!wait_gone(e->sys, e->d->name, async ? UE_WAIT_MS : 0))
 		fail("lifetime", "%s still there %s%s: enable-bit event, no PERSIST, no holder",
 		     e->d->name, when,
-		     async ? " (2 s after)" : "");
+		     async ? " (wait expired)" : "");
 	if (!e->multi && dyn_line(e->d->name, line, sizeof(line)))
 		fail("lifetime", "%s went, but dynamic_events still shows it", e->d->name);
 	e->gone = 1;
@@ -2966,19 +2972,20 @@ static void same_format(const struct event_desc *d, const char *name, char *out,
 static void check_nothing_made(const struct event_desc *want, int multi, int persist)
 {
 	char dir[300];
-	int i;
+	struct ue_wait wait;
 
 	if (multi) {
-		for (i = 0; i < SETTLE_MS && new_multi_dirs(want->name, dir, sizeof(dir)); i++)
-			usleep(1000);
-		if (new_multi_dirs(want->name, dir, sizeof(dir)))
-			fail("register", "a failed registration left events/%s/%s",
-			     USER_EVENTS_MULTI_SYSTEM, dir);
+		ue_wait_start(&wait, UE_WAIT_MS);
+		while (new_multi_dirs(want->name, dir, sizeof(dir)))
+			if (!ue_wait_next(&wait))
+				fail("register", "a failed registration left events/%s/%s "
+				     "(wait expired)", USER_EVENTS_MULTI_SYSTEM, dir);
 		return;
 	}
 	if (plain_named(want->name) >= 0 || is_pre(want->name))
 		return;
-	if (wait_gone(USER_EVENTS_SYSTEM, want->name, SETTLE_MS))
+	/* PERSIST: it may stay, and the window ends the wait; else it must go */
+	if (wait_gone(USER_EVENTS_SYSTEM, want->name, persist ? SETTLE_MS : UE_WAIT_MS))
 		return;
 	/* as Linux 6.12: PERSIST applies once the event exists; delete it */
 	if (persist) {
@@ -3456,9 +3463,9 @@ static void bits_unprivileged(int ev)
 	expect_err("register PERSIST without CAP_PERFMON", res[1], -EPERM);
 	expect_err("register without CAP_PERFMON, flags 0", res[2], 0);
 	/* its fd and enablers went with it, and so did the event */
-	if (!wait_gone(USER_EVENTS_SYSTEM, want.name, SETTLE_MS))
-		fail("lifetime", "%s, made by a process that exited, is still there 2 s after",
-		     want.name);
+	if (!wait_gone(USER_EVENTS_SYSTEM, want.name, UE_WAIT_MS))
+		fail("lifetime", "%s, made by a process that exited, is still there "
+		     "(wait expired)", want.name);
 	if (ev >= 0 && !ev_exists(&bits.ev[ev]))
 		fail("capabilities", "%s went: deleted without CAP_PERFMON", bits.ev[ev].d->name);
 }
@@ -4223,12 +4230,12 @@ static void race_teardown(int check)
 	rc.signals = 0;
 	rc.active = 0;
 	for (ev = 0; ev < 2; ev++) {
-		if (wait_gone(USER_EVENTS_SYSTEM, race_name[ev], SETTLE_MS))
+		if (wait_gone(USER_EVENTS_SYSTEM, race_name[ev], check ? UE_WAIT_MS : SETTLE_MS))
 			continue;
 		if (check) {
 			set_ctx("the end of a race scenario", race_name[ev]);
-			fail("lifetime", "%s still there 2 s after its last holder went",
-			     race_name[ev]);
+			fail("lifetime", "%s still there after its last holder went "
+			     "(wait expired)", race_name[ev]);
 		}
 		i = open_data();
 		uet_delete(i, race_name[ev]);

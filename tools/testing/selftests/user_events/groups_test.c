@@ -697,4 +697,4 @@ TEST_F(grp, container_user_namespace)
 	container_cli(_metadata, 1);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -13,6 +13,8 @@
 #include <linux/user_events.h>
 
 #include "../kselftest_harness.h"
+#define UE_TIMING_ONLY	/* the scaled timeouts only: the rest is the program's own */
+#include "ue_helpers.h"
 #include "ue_layout.h"
 
 /* the kernel writes the word: read it from memory every time */
@@ -60,4 +62,4 @@ TEST(enable_bit_as_struct_user_reg)
 	EXPECT_NE(0, access(ENABLE, F_OK));
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -71,29 +71,20 @@ static int lt_in_trace_line(const char *needle, const char * const *parts, int n
 }
 
 /*
- * Wait up to 2 s for ue_enabled(@ev) to be @want: after fork() the page is
+ * Wait for ue_enabled(@ev) to be @want: after fork() the page is
  * copy-on-write, and the kernel updates the bit from a worker
  */
 static int lt_wait_enabled(const struct ue_event *ev, int want)
 {
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		if (!!ue_enabled(ev) == want)
-			return 1;
-		usleep(10000);
-	}
-	return 0;
+	return ue_wait_for(UE_WAIT_MS, !!ue_enabled(ev) == want,
+			   "ue_enabled() of \"%s\" to be %d", ev->desc, want);
 }
 
-/* Wait up to 2 s for events/user_events/@name to go (1) or stay (0) */
+/* Wait for events/user_events/@name to go; 1 when it went */
 static int lt_wait_gone(const char *name)
 {
-	int i;
-
-	for (i = 0; i < 200 && uet_event_exists("user_events", name); i++)
-		usleep(10000);
-	return !uet_event_exists("user_events", name);
+	return ue_wait_for(UE_WAIT_MS, !uet_event_exists("user_events", name),
+			   "events/user_events/%s to go", name);
 }
 
 /* Is user_events_status mapped in this process? */
@@ -704,4 +695,4 @@ TEST(bits_persist_or_not)
 	EXPECT_TRUE(lt_wait_gone("lib_test_persist"));
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

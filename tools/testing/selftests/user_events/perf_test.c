@@ -133,4 +133,4 @@ TEST_F(perf, counting)
 	close(p);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

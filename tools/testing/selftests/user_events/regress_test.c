@@ -566,17 +566,31 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* Wait up to 5 s for bit @mask of @word to be @want */
+/* Wait for bit @mask of @word to be @want; 1 when it is */
 static int wait_bit(__u32 *word, __u32 mask, int want)
 {
-	int k;
+	return ue_wait_for(UE_WAIT_MS, !!(__atomic_load_n(word, __ATOMIC_RELAXED) & mask) == want,
+			   "process %d: bit %#x of its word to be %d", getpid(), mask, want);
+}
 
-	for (k = 0; k < 500; k++) {
-		if (!!(__atomic_load_n(word, __ATOMIC_RELAXED) & mask) == want)
-			return 1;
-		usleep(10000);
+/*
+ * Wait, in steps of @pause_us (the pinger keeps close to the forks), for
+ * the int at @p to be above @floor; its value, or 0 when the wait expired
+ */
+static int wait_above(int *p, int floor, unsigned int pause_us, const char *what)
+{
+	struct ue_wait w;
+	int v;
+
+	ue_wait_start(&w, UE_WAIT_MS);
+	while ((v = __atomic_load_n(p, __ATOMIC_ACQUIRE)) <= floor) {
+		if (ue_wait_over(&w)) {
+			ue_wait_expired(&w, "the pinger: %s (%d, above %d)", what, v, floor);
+			return 0;
+		}
+		usleep(pause_us);
 	}
-	return 0;
+	return v;
 }
 
 static long long now_us(void)
@@ -621,11 +635,12 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 		unsigned int seed = getpid();
 		int r, spread;
 
-		while (!(spread = __atomic_load_n(&fp->spread_us, __ATOMIC_ACQUIRE)))
-			usleep(100);
+		spread = wait_above(&fp->spread_us, 0, 100, "the time of a fork");
+		if (!spread)
+			_exit(1);
 		for (r = 0; r < FORKS; r++) {
-			while (__atomic_load_n(&fp->started, __ATOMIC_ACQUIRE) <= r)
-				usleep(50);
+			if (!wait_above(&fp->started, r, 50, "forks started"))
+				_exit(1);
 			usleep(rand_r(&seed) % spread);
 			kill(parent, SIGALRM);
 		}
@@ -652,6 +667,7 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 		ASSERT_LE(0, pids[i]);
 	}
 	ASSERT_EQ(pinger, waitpid(pinger, &status, 0));
+	EXPECT_EQ(0, status) TH_LOG("the pinger");
 	ASSERT_EQ(0, uet_enable("", "rg_forksig", 1));
 	for (i = 0; i < FORKS; i++)
 		ASSERT_EQ(1, write(on[1], &c, 1));
@@ -1051,13 +1067,18 @@ static void task_stat(pid_t tid, int field, char *out, size_t size)
 		snprintf(out, size, "%.*s", (int)strcspn(p + 1, " "), p + 1);
 }
 
-/* Wait up to 5 s for @o's thread to start, then for @ready of it; 1 if so */
+/*
+ * Wait up to 5 s (scaled) for @o's thread to start, then for @ready of it;
+ * 1 if so. Not a failure when it does not come: the round is not one in
+ * the order forced, and the test says how many were.
+ */
 static int wait_task(struct ordered *o, int (*ready)(pid_t tid))
 {
+	struct ue_wait w;
 	pid_t tid;
-	int k;
 
-	for (k = 0; k < 50000; k++) {
+	ue_wait_start(&w, 5000);
+	while (!ue_wait_over(&w)) {
 		tid = __atomic_load_n(&o->tid, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&o->done, __ATOMIC_ACQUIRE))
 			return 0;
@@ -1419,4 +1440,4 @@ TEST_F_TIMEOUT(slow, memcg_charged, 600)
 	rmdir(CG_ROOT);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -124,4 +124,4 @@ TEST_F(status, listing_ends_with_max)
 	EXPECT_STREQ(want, buf + len - strlen(want)) TH_LOG("listing: '%s'", buf);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

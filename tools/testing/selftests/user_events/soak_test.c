@@ -76,4 +76,4 @@ TEST_F_TIMEOUT(long_run, recreate_65536_times, 900)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -22,6 +22,8 @@
 #include <linux/user_events.h>
 
 #include "../kselftest_harness.h"
+#define UE_TIMING_ONLY	/* the rest of ue_helpers.h takes the 6.4+ struct user_reg */
+#include "ue_helpers.h"
 
 /* The macro made struct user_reg the status page's, 24 bytes */
 static_assert(__builtin_types_compatible_p(struct user_reg,
@@ -123,4 +125,4 @@ TEST(status_page_as_struct_user_reg)
 	close(status_fd);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

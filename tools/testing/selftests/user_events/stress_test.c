@@ -1522,7 +1522,7 @@ TEST_F_TIMEOUT(stress, churn, 300)
  * their own, or execve() a trivial program; a consumer thread attaches and
  * detaches ftrace and perf. Every BROUND_MS all pause and the checker
  * looks: each word is its fixed pattern with exactly the bits of the
- * enablers whose event has a consumer (polled for BWAIT_MS: a page that
+ * enablers whose event has a consumer (waited for: a page that
  * fork() made copy-on-write is updated by a kernel worker), and an event
  * exists exactly while an fd, an enabler or a consumer refers to it. At the
  * end all is dropped: every word is its pattern and every event is gone.
@@ -1536,7 +1536,6 @@ TEST_F_TIMEOUT(stress, churn, 300)
 #define NBPARTIES	(NBWORKERS + 3)	/* forker, consumer, checker */
 #define NBSLOTS		8	/* enable bits of a worker */
 #define BROUND_MS	1500
-#define BWAIT_MS	2000
 #define BMAX_ATTACHED	4	/* consumers at most: events must come and go */
 
 /* Slot s is bit bslot_bit[s] of the 4-byte word (s < 4) or of the 8-byte one */
@@ -1810,7 +1809,7 @@ static void bchild(int what, unsigned int seed)
 {
 	struct bworker *w = &bsh->w[rand_r(&seed) % NBTHREADS];
 	int s = rand_r(&seed) % NBSLOTS, fd, r, size, n;
-	long long end;
+	struct ue_wait wait;
 	char desc[32];
 	void *addr;
 
@@ -1839,11 +1838,10 @@ static void bchild(int what, unsigned int seed)
 		if (r)
 			_exit(12);
 		/* gone from this process: cleared, and no consumer sets it */
-		end = now_ms() + BWAIT_MS;
-		while (bread(addr, size) & 1ULL << bslot_bit[s] && now_ms() < end)
-			usleep(1000);
-		if (bread(addr, size) & 1ULL << bslot_bit[s])
-			_exit(13);
+		ue_wait_start(&wait, UE_WAIT_MS);
+		while (bread(addr, size) & 1ULL << bslot_bit[s])
+			if (!ue_wait_next(&wait))
+				_exit(13);	/* no stdio here: bfork_op() says it */
 	}
 	_exit(0);
 }
@@ -1864,7 +1862,9 @@ static void bfork_op(void *arg)
 		bchild(what, seed);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    (WEXITSTATUS(status) && WEXITSTATUS(status) != 3)) {
-		bfail("child %d (%d) ended with status %#x", pid, what, status);
+		bfail("child %d (%d) ended with status %#x%s", pid, what, status,
+		      WIFEXITED(status) && WEXITSTATUS(status) == 13 ?
+		      ": wait expired for the bit of a dropped enabler to clear" : "");
 		return;
 	}
 	bcounted(B_FORKS);
@@ -2012,7 +2012,6 @@ static int bheld(int x)
 static void bcheck_word(struct bworker *w, int size)
 {
 	void *addr = size == 4 ? (void *)&w->words->w32 : (void *)&w->words->w64;
-	long long end = now_ms() + BWAIT_MS;
 	__u64 want = bbase(size), v;
 	int s;
 
@@ -2022,11 +2021,9 @@ static void bcheck_word(struct bworker *w, int size)
 	v = bread(addr, size);
 	if (v != want)
 		bcounted(B_LATE);
-	while (v != want && now_ms() < end) {
-		usleep(1000);
-		v = bread(addr, size);
-	}
-	if (v != want)
+	if (!ue_wait_for(UE_WAIT_MS, (v = bread(addr, size)) == want,
+			 "worker %d's %d-byte word to read %#llx", w->id, size,
+			 (unsigned long long)want))
 		bfail("worker %d, %d-byte word: %#llx, %#llx expected (slots %d %d %d %d)",
 		      w->id, size, (unsigned long long)v, (unsigned long long)want,
 		      w->slot[bfirst_slot(size)], w->slot[bfirst_slot(size) + 1],
@@ -2037,7 +2034,6 @@ static void bcheck_word(struct bworker *w, int size)
 
 static void bcheck(void)
 {
-	long long end = now_ms() + BWAIT_MS;
 	char name[32];
 	int i, x, held, there;
 
@@ -2050,10 +2046,9 @@ static void bcheck(void)
 	for (x = 0; x < NBEV; x++) {
 		bname(name, sizeof(name), x);
 		held = bheld(x);
-		while ((there = uet_event_exists("user_events", name)) != held &&
-		       now_ms() < end)
-			usleep(1000);
-		if (there != held)
+		if (!ue_wait_for(UE_WAIT_MS,
+				 (there = uet_event_exists("user_events", name)) == held,
+				 "%s to %s", name, held ? "exist" : "go"))
 			bfail("%s: exists %d, but fds, enablers or consumers hold it: %d",
 			      name, there, held);
 	}
@@ -2203,4 +2198,4 @@ TEST_F_TIMEOUT(bits_stress, churn, 180)
 	EXPECT_EQ(0, bsh->failed) TH_LOG("%s", bsh->why);
 }
 
-TEST_HARNESS_MAIN
+UE_HARNESS_MAIN

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -28,6 +27,8 @@
 #include <linux/user_events.h>
 
 #include "encode.h"
+#define UE_TIMING_ONLY
+#include "ue_helpers.h"	/* the waits, scaled by USER_EVENTS_TIMEOUT_SCALE */
 
 #define TRACEFS "/sys/kernel/tracing/"
 /* -b: a bit of the word's first byte, whatever the byte order */
@@ -63,7 +64,8 @@ static void usage(void)
 		"  -w          wait until the status byte is non-zero before writing\n"
 		"  -f FILE     and then until FILE exists (a consumer that attaches\n"
 		"              before it records, as perf record does, creates it)\n"
-		"  -t SECONDS  give up waiting after this long (default 30)\n"
+		"  -t SECONDS  give up waiting after this long times\n"
+		"              USER_EVENTS_TIMEOUT_SCALE (default 30)\n"
 		"  -s          print \"status=N\" (the status byte) after registering\n"
 		"              and, with -n, \"status=N\" again after writing\n"
 		"  -I FIELD    add 1 to integer FIELD after each record\n"
@@ -79,14 +81,6 @@ static void usage(void)
 		"and char strings; 0xHEX or de:ad for byte fields; n,n,... for\n"
 		"__data_loc/__rel_loc arrays of wider integers\n");
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -129,7 +123,6 @@ int main(int argc, char **argv)
 	char err[512], name[256];
 	const char *dir = TRACEFS;
 	unsigned int idx;
-	double start;
 
 	while ((opt = getopt(argc, argv, "n:wf:t:sI:xbMD:")) != -1) {
 		switch (opt) {
@@ -237,25 +230,15 @@ int main(int argc, char **argv)
 		printf("status=%u\n", READ_ONCE(status[idx]));
 	fflush(stdout);
 
-	if (wait && count) {
-		start = now();
-		while (!READ_ONCE(status[idx])) {
-			if (now() - start > timeout) {
-				fprintf(stderr, "ue_emit: nobody attached in %d s\n",
-					timeout);
-				return 1;
-			}
-			usleep(10000);
-		}
-	}
-	start = now();
-	while (go_file && count && access(go_file, F_OK)) {
-		if (now() - start > timeout) {
-			fprintf(stderr, "ue_emit: no %s in %d s\n", go_file, timeout);
-			return 1;
-		}
-		usleep(10000);
-	}
+	if (wait && count &&
+	    !ue_wait_for(timeout * 1000L, READ_ONCE(status[idx]),
+			 "ue_emit: a consumer of %s (its status %s non-zero)", d.name,
+			 bits ? "bit" : "byte"))
+		return 1;
+	if (go_file && count &&
+	    !ue_wait_for(timeout * 1000L, !access(go_file, F_OK), "ue_emit: %s to exist",
+			 go_file))
+		return 1;
 
 	for (i = 0; i < count; i++) {
 		len = uec_encode(&d, assign, n, rec, sizeof(rec), err, sizeof(err));

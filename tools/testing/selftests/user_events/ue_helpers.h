@@ -1,19 +1,194 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the user_events kselftests: tracefs files, registering
- * and deleting events, reading what ftrace recorded.
+ * Helpers shared by the user_events kselftests: how long to wait, tracefs
+ * files, registering and deleting events, reading what ftrace recorded.
+ *
+ * A program that cannot take the rest (a header test that defines its own
+ * struct user_reg) defines UE_TIMING_ONLY before the include: it gets the
+ * waits and the harness's scaled timeouts alone.
  */
 #ifndef UE_HELPERS_H
 #define UE_HELPERS_H
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long to wait --------------------------------------------------------
+ *
+ * No outcome depends on the machine's speed: a test waits for a condition,
+ * and the bound that makes a hang fail is generous and scaled by one factor,
+ * USER_EVENTS_TIMEOUT_SCALE (a positive decimal, default 1: 3 on a machine
+ * three times slower, 0.001 to make waits expire on purpose). A wait that
+ * runs out says what it waited for ("# wait expired after N ms (factor F):
+ * WHAT") and returns false, so that the ASSERT or EXPECT around it fails
+ * under the test's own name. The same factor scales the kselftest harness's timeout of
+ * each test (UE_HARNESS_MAIN) and the shell tests' waits (ktap.sh).
+ */
+
+/* The bound of a wait for something that comes (a kernel worker's update) */
+#define UE_WAIT_MS	60000
+/* The least timeout of a harness test, so that a wait expires inside it */
+#define UE_TEST_TIMEOUT_MIN	(2 * UE_WAIT_MS / 1000)
+
+/* The factor: USER_EVENTS_TIMEOUT_SCALE, 1 when unset or not a positive number */
+static inline double ue_timeout_scale(void)
+{
+	static double scale;
+	const char *env;
+	char *end;
+	double v;
+
+	if (scale > 0)
+		return scale;
+	env = getenv("USER_EVENTS_TIMEOUT_SCALE");
+	v = 1;
+	if (env && *env) {
+		v = strtod(env, &end);
+		if (*end || !(v > 0) || v > 1e6) {
+			fprintf(stderr, "# USER_EVENTS_TIMEOUT_SCALE='%s' is not a positive number: 1 used\n",
+				env);
+			v = 1;
+		}
+	}
+	scale = v;
+	return scale;
+}
+
+/* @base_ms milliseconds times the factor, at least 1 */
+static inline long ue_scale_ms(long base_ms)
+{
+	double ms = base_ms * ue_timeout_scale() + 0.5;
+
+	return ms < 1 ? 1 : (long)ms;
+}
+
+/* @base_s seconds times the factor, rounded up, at least 1 (for alarm()) */
+static inline int ue_scale_s(int base_s)
+{
+	double s = base_s * ue_timeout_scale();
+	int whole = (int)s;
+
+	return whole < s ? whole + 1 : whole < 1 ? 1 : whole;
+}
+
+/*
+ * A window in which something must not happen (a late write, a deletion):
+ * @base_ms times the factor. It waits for nothing; a test passes the same
+ * whatever the machine's speed, a longer window only sees more.
+ */
+static inline void ue_sleep_ms(long base_ms)
+{
+	usleep(ue_scale_ms(base_ms) * 1000);
+}
+
+static inline long long ue_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* One wait: ue_wait_start(), then ue_wait_over() or ue_wait_next() per try */
+struct ue_wait {
+	long long start_us, end_us;
+	unsigned int pause_us;	/* the next pause of ue_wait_next() */
+};
+
+/* Start a wait of at most @base_ms times the factor */
+static inline void ue_wait_start(struct ue_wait *w, long base_ms)
+{
+	w->start_us = ue_now_us();
+	w->end_us = w->start_us + ue_scale_ms(base_ms) * 1000LL;
+	w->pause_us = 50;
+}
+
+/* Whether its time is up (for a loop that paces itself) */
+static inline bool ue_wait_over(const struct ue_wait *w)
+{
+	return ue_now_us() >= w->end_us;
+}
+
+/* false when its time is up, else true after a pause: 50 us, doubling to 10 ms */
+static inline bool ue_wait_next(struct ue_wait *w)
+{
+	if (ue_wait_over(w))
+		return false;
+	usleep(w->pause_us);
+	if (w->pause_us < 10000)
+		w->pause_us *= 2;
+	return true;
+}
+
+/* "# wait expired after N ms (factor F): WHAT" on stderr, where TH_LOG writes */
+static inline void __attribute__((format(printf, 2, 3)))
+ue_wait_expired(const struct ue_wait *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "# wait expired after %lld ms (factor %g): ",
+		(ue_now_us() - w->start_us) / 1000, ue_timeout_scale());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/*
+ * ue_wait_for(BASE_MS, COND, FMT, ...): COND, tried again after a short pause
+ * until it is true or BASE_MS times the factor went by; true when it came,
+ * else false after ue_wait_expired(FMT, ...) said what was waited for (FMT's
+ * arguments are evaluated then: they may show the last value read).
+ */
+#define ue_wait_for(base_ms, cond, ...) ({				\
+	struct ue_wait __uw;						\
+	bool __ok;							\
+									\
+	ue_wait_start(&__uw, (base_ms));				\
+	while (!(__ok = !!(cond)) && ue_wait_next(&__uw))		\
+		;							\
+	if (!__ok)							\
+		ue_wait_expired(&__uw, __VA_ARGS__);			\
+	__ok;								\
+})
+
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * Every registered test's timeout (TEST_F_TIMEOUT's, or the harness's 30 s)
+ * at least UE_TEST_TIMEOUT_MIN, times the factor; before test_harness_run()
+ */
+static inline void ue_scale_test_timeouts(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout = ue_scale_s(t->timeout < UE_TEST_TIMEOUT_MIN ?
+						UE_TEST_TIMEOUT_MIN : t->timeout);
+}
+
+/* TEST_HARNESS_MAIN, with the timeouts scaled */
+#define UE_HARNESS_MAIN							\
+	int main(int argc, char **argv)					\
+	{								\
+		ue_scale_test_timeouts();				\
+		return test_harness_run(argc, argv);			\
+	}
+#endif
+
+#ifndef UE_TIMING_ONLY
+
+#include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <linux/user_events.h>
 
 #define TRACEFS "/sys/kernel/tracing/"
@@ -349,4 +524,5 @@ static inline int uet_event_exists(const char *system, const char *name)
 	return !access(path, F_OK);
 }
 
+#endif /* UE_TIMING_ONLY */
 #endif /* UE_HELPERS_H */
