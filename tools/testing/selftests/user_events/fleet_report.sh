@@ -114,7 +114,8 @@ elif [ -f "$dir/main.multi" ] && [ -f "$dir/main.dat" ]; then
 		report[main_dotnames]=$rep
 		result main_dotnames_report pass
 	else
-		no_input main_dotnames "trace-dat-dotnames or trace-cmd report failed on a copy of main's file"
+		no_input main_dotnames \
+			"trace-dat-dotnames or trace-cmd report failed on a copy of main's file"
 		sed 's/^/# /' "$rep.err" | head -n 20
 	fi
 fi

@@ -2519,9 +2519,9 @@ static void check_words(const char *when, int lenient)
 			fail("enable bit", "%s: the byte at %p is %#x, want %#x", when,
 			     (void *)got, *got, *want);
 		if (!ue_wait_next(&wait))
-			fail("enable bit", "%s: the byte at %p is %#x, want %#x (wait expired "
-			     "after %ld ms: the page had been dropped)", when, (void *)got,
-			     *got, *want, ue_scale_ms(UE_WAIT_MS));
+			fail("enable bit",
+			     "%s: the byte at %p is %#x, want %#x (wait expired after %ld ms: the page had been dropped)",
+			     when, (void *)got, *got, *want, ue_scale_ms(UE_WAIT_MS));
 	}
 	bits.zapped = 0;
 	stats.bits_word_checks++;
@@ -2978,8 +2978,9 @@ static void check_nothing_made(const struct event_desc *want, int multi, int per
 		ue_wait_start(&wait, UE_WAIT_MS);
 		while (new_multi_dirs(want->name, dir, sizeof(dir)))
 			if (!ue_wait_next(&wait))
-				fail("register", "a failed registration left events/%s/%s "
-				     "(wait expired)", USER_EVENTS_MULTI_SYSTEM, dir);
+				fail("register",
+				     "a failed registration left events/%s/%s (wait expired)",
+				     USER_EVENTS_MULTI_SYSTEM, dir);
 		return;
 	}
 	if (plain_named(want->name) >= 0 || is_pre(want->name))
@@ -3464,8 +3465,9 @@ static void bits_unprivileged(int ev)
 	expect_err("register without CAP_PERFMON, flags 0", res[2], 0);
 	/* its fd and enablers went with it, and so did the event */
 	if (!wait_gone(USER_EVENTS_SYSTEM, want.name, UE_WAIT_MS))
-		fail("lifetime", "%s, made by a process that exited, is still there "
-		     "(wait expired)", want.name);
+		fail("lifetime",
+		     "%s, made by a process that exited, is still there (wait expired)",
+		     want.name);
 	if (ev >= 0 && !ev_exists(&bits.ev[ev]))
 		fail("capabilities", "%s went: deleted without CAP_PERFMON", bits.ev[ev].d->name);
 }
@@ -4234,8 +4236,9 @@ static void race_teardown(int check)
 			continue;
 		if (check) {
 			set_ctx("the end of a race scenario", race_name[ev]);
-			fail("lifetime", "%s still there after its last holder went "
-			     "(wait expired)", race_name[ev]);
+			fail("lifetime",
+			     "%s still there after its last holder went (wait expired)",
+			     race_name[ev]);
 		}
 		i = open_data();
 		uet_delete(i, race_name[ev]);

@@ -46,7 +46,8 @@ ue_wait() {
 	until "$@"; do
 		now=${EPOCHREALTIME/[.,]/}
 		if [ "$now" -ge "$end" ]; then
-			echo "# wait expired after $(((now - start) / 1000)) ms (factor $ue_factor): $what"
+			now=$(((now - start) / 1000))
+			echo "# wait expired after $now ms (factor $ue_factor): $what"
 			return 1
 		fi
 		sleep "$pause"

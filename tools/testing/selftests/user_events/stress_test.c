@@ -1636,6 +1636,13 @@ static __u64 bread(const void *addr, int size)
 	return size == 4 ? LOAD((__u32 *)addr) : LOAD((__u64 *)addr);
 }
 
+/* Whether the word at @addr reads @want; what it read in *@v */
+static bool bread_is(const void *addr, int size, __u64 want, __u64 *v)
+{
+	*v = bread(addr, size);
+	return *v == want;
+}
+
 static void bdesc(char *buf, size_t size, int x)
 {
 	snprintf(buf, size, "stb_ev%d u32 v", x);
@@ -1992,6 +1999,13 @@ static void *bconsumer_thread(void *arg)
 /* The check -------------------------------------------------------------- */
 
 /* Does an fd, an enabler or a consumer refer to @x? */
+/* Whether event @name exists exactly when @held; what was seen in *@there */
+static bool bexists_is(const char *name, int held, int *there)
+{
+	*there = uet_event_exists("user_events", name);
+	return *there == held;
+}
+
 static int bheld(int x)
 {
 	int i, s;
@@ -2021,7 +2035,7 @@ static void bcheck_word(struct bworker *w, int size)
 	v = bread(addr, size);
 	if (v != want)
 		bcounted(B_LATE);
-	if (!ue_wait_for(UE_WAIT_MS, (v = bread(addr, size)) == want,
+	if (!ue_wait_for(UE_WAIT_MS, bread_is(addr, size, want, &v),
 			 "worker %d's %d-byte word to read %#llx", w->id, size,
 			 (unsigned long long)want))
 		bfail("worker %d, %d-byte word: %#llx, %#llx expected (slots %d %d %d %d)",
@@ -2046,8 +2060,7 @@ static void bcheck(void)
 	for (x = 0; x < NBEV; x++) {
 		bname(name, sizeof(name), x);
 		held = bheld(x);
-		if (!ue_wait_for(UE_WAIT_MS,
-				 (there = uet_event_exists("user_events", name)) == held,
+		if (!ue_wait_for(UE_WAIT_MS, bexists_is(name, held, &there),
 				 "%s to %s", name, held ? "exist" : "go"))
 			bfail("%s: exists %d, but fds, enablers or consumers hold it: %d",
 			      name, there, held);

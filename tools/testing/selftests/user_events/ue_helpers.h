@@ -50,7 +50,8 @@ static inline double ue_timeout_scale(void)
 	if (env && *env) {
 		v = strtod(env, &end);
 		if (*end || !(v > 0) || v > 1e6) {
-			fprintf(stderr, "# USER_EVENTS_TIMEOUT_SCALE='%s' is not a positive number: 1 used\n",
+			fprintf(stderr,
+				"# USER_EVENTS_TIMEOUT_SCALE='%s' is not a positive number: 1 used\n",
 				env);
 			v = 1;
 		}
@@ -125,8 +126,16 @@ static inline bool ue_wait_next(struct ue_wait *w)
 	return true;
 }
 
+/* kselftest.h's __printf(), where there is one (the bench has none) */
+#if __has_include("../kselftest.h")
+#include "../kselftest.h"
+#define UE_PRINTF_2_3 __printf(2, 3)
+#else
+#define UE_PRINTF_2_3
+#endif
+
 /* "# wait expired after N ms (factor F): WHAT" on stderr, where TH_LOG writes */
-static inline void __attribute__((format(printf, 2, 3)))
+static inline void UE_PRINTF_2_3
 ue_wait_expired(const struct ue_wait *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -174,12 +183,18 @@ static inline void ue_scale_test_timeouts(void)
 						UE_TEST_TIMEOUT_MIN : t->timeout);
 }
 
+/* test_harness_run(), with the timeouts scaled */
+static inline int ue_harness_run(int argc, char **argv)
+{
+	ue_scale_test_timeouts();
+	return test_harness_run(argc, argv);
+}
+
 /* TEST_HARNESS_MAIN, with the timeouts scaled */
 #define UE_HARNESS_MAIN							\
 	int main(int argc, char **argv)					\
 	{								\
-		ue_scale_test_timeouts();				\
-		return test_harness_run(argc, argv);			\
+		exit(ue_harness_run(argc, argv));			\
 	}
 #endif
 
