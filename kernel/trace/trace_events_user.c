@@ -3445,8 +3445,9 @@ static int user_group_of_command(const char *cmd, struct user_event_group **g)
 }
 
 /*
- * Letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME" and
- * "user_events_NAME_multi" are then nobody else's system, but for "multi"
+ * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME"
+ * and "user_events_NAME_multi" are then nobody else's system, but for
+ * "multi". Not isalnum() alone: it takes Latin-1 letters too.
  */
 static bool user_group_name_ok(const char *name, size_t len)
 {
@@ -3456,7 +3457,7 @@ static bool user_group_name_ok(const char *name, size_t len)
 	    (len == 5 && !strncmp(name, "multi", 5)))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]))
+		if (!isascii(name[i]) || !isalnum(name[i]))
 			return false;
 	return true;
 }

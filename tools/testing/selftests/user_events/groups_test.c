@@ -8,6 +8,7 @@
  * was.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -218,6 +219,42 @@ TEST_F(grp, needs_capability)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gta "));
+}
+
+/*
+ * A group's name is ASCII letters and digits: any other byte in it (the
+ * kernel's isalnum() takes Latin-1 letters such as 0xe9) is refused with
+ * EINVAL, and no group nor directory is made
+ */
+TEST_F(grp, ascii_names_only)
+{
+	char *before = uet_read_file(UE_GROUPS), *after, name[8], cmd[16];
+	struct stat st;
+	int c, ret;
+
+	ASSERT_NE(NULL, before);
+	for (c = 1; c < 256; c++) {
+		/* a line break ends a command, '#' starts a comment */
+		if ((c < 128 && isalnum(c)) || c == '\n' || c == '#')
+			continue;
+		snprintf(name, sizeof(name), "gt%cz", c);
+		ret = grp_cmd(name);
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("byte %#x", c);
+		EXPECT_NE(0, stat(grp_path(name, "user_events_data"), &st))
+			TH_LOG("byte %#x made a directory", c);
+		if (!ret) {
+			snprintf(cmd, sizeof(cmd), "!%s", name);
+			grp_cmd(cmd);
+		}
+	}
+	/* the same command with ASCII letters is fine */
+	EXPECT_EQ(0, grp_cmd("gtcz"));
+	EXPECT_EQ(0, grp_cmd("!gtcz"));
+	after = uet_read_file(UE_GROUPS);
+	ASSERT_NE(NULL, after);
+	EXPECT_STREQ(before, after);
+	free(before);
+	free(after);
 }
 
 /* One name in two groups and the default, with other fields each: three events */
