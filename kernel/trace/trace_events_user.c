@@ -3350,8 +3350,9 @@ static const struct file_operations user_status_fops = {
  * Tenant groups: each has a directory user_groups/NAME/ with its own
  * user_events_data and user_events_status, and events of its own
  * (system user_events_NAME) that its files alone reach. Made and removed
- * through user_events_groups by CAP_PERFMON or CAP_SYS_ADMIN. See
- * "Containers and groups" in Documentation/trace/user_events.rst.
+ * through user_events_groups by CAP_PERFMON or CAP_SYS_ADMIN, in its
+ * writer and in its opener. See "Containers and groups" in
+ * Documentation/trace/user_events.rst.
  */
 #define USER_GROUP_MAX_NAME	32
 /* A group's limit of events unless its command gives one */
@@ -3576,11 +3577,22 @@ static int user_group_command(const char *cmd)
 			user_group_create(name, len, max);
 }
 
+/* What perfmon_capable() asks of the caller, of whoever opened @file */
+static bool user_file_perfmon_capable(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static ssize_t user_groups_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	/* whoever opened the file: the writer decides */
-	if (!perfmon_capable())
+	/*
+	 * The writer and the opener: a privileged program handed an fd that
+	 * someone without the right opened (as its standard output, say) must
+	 * not make or remove groups for them
+	 */
+	if (!perfmon_capable() || !user_file_perfmon_capable(file))
 		return -EPERM;
 	return trace_parse_run_command(file, ubuf, count, ppos,
 				       user_group_command);

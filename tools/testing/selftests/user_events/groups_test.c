@@ -222,6 +222,56 @@ TEST_F(grp, needs_capability)
 }
 
 /*
+ * And in the opener: an fd of user_events_groups that uid 65534 opened (the
+ * file's mode widened) makes and removes nothing when a process with
+ * CAP_PERFMON writes it, as when a privileged program is handed such an fd
+ * as its standard output. The same process makes a group through an fd it
+ * opened itself.
+ */
+TEST_F(grp, opener_needs_capability)
+{
+	struct stat top, file;
+	int status = -1;
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(TRACEFS, &top));
+	ASSERT_EQ(0, stat(UE_GROUPS, &file));
+	ASSERT_EQ(0, chmod(TRACEFS, 0755));
+	ASSERT_EQ(0, chmod(UE_GROUPS, 0666));
+	pid = fork();
+	if (!pid) {
+		int fd, own;
+
+		/* the effective capabilities go with the effective uid 0 */
+		if (seteuid(65534))
+			_exit(100);
+		fd = open(UE_GROUPS, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			_exit(101);
+		if (seteuid(0))
+			_exit(102);
+		if (write(fd, "gtc", 3) >= 0 || errno != EPERM)
+			_exit(103);
+		if (write(fd, "!gta", 4) >= 0 || errno != EPERM)
+			_exit(104);
+		own = open(UE_GROUPS, O_WRONLY | O_APPEND);
+		if (own < 0 || write(own, "gtx", 3) != 3)
+			_exit(105);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	chmod(UE_GROUPS, file.st_mode & 07777);
+	chmod(TRACEFS, top.st_mode & 07777);
+	ASSERT_LT(0, pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d failed", WEXITSTATUS(status) - 100);
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc "));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gta "));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx "));
+}
+
+/*
  * A group's name is ASCII letters and digits: any other byte in it (the
  * kernel's isalnum() takes Latin-1 letters such as 0xe9) is refused with
  * EINVAL, and no group nor directory is made
