@@ -127,7 +127,7 @@ def nogroups(final, gone):
                   'max_events', 'refs', 'dir')
     c.edit('user_init_group', '\t.refs\t\t= REFCOUNT_INIT(1),\n', '')
     for f in ('user_group_get', 'user_group_put', 'user_group_max',
-              'user_group_of_command', 'user_group_of_inode'):
+              'user_group_of_system', 'user_group_of_inode'):
         c.drop_prototype(f)
     # an event counts against its group, and holds it
     for f, ident in (('user_event_release_memory', 'nr_events'),
@@ -139,20 +139,26 @@ def nogroups(final, gone):
            '\tif (user_events_count >= READ_ONCE(user_events_max) ||\n'
            '\t    g->nr_events >= user_group_max(g))\n',
            '\tif (user_events_count >= READ_ONCE(user_events_max))\n')
-    c.drop_stmt('user_event_create', 'user_group_of_command')
+    # "u:SYSTEM/name": user_events (or user_events_multi, to delete) alone
+    c.comment('user_system_of_command',
+              '/*\n * Past "u:", "SYSTEM/" names the event\'s system as '
+              'dynamic_events shows it:\n * user_events. Its length is '
+              'returned; 0 without one; -EINVAL for any\n * other system.'
+              '\n */\n')
+    c.edit('user_system_of_command',
+           '\tif (!user_group_of_system(cmd, len, g))\n\t\treturn -EINVAL;\n'
+           '\treturn len + 1;\n', '\treturn -EINVAL;\n')
     c.edit('user_event_create', '\tif (!g)\n\t\treturn -ENOENT;\n', '')
-    c.edit('user_event_show',
-           '\tseq_puts(m, USER_EVENTS_PREFIX);\n'
-           '\tif (ue->group->name)\n'
-           '\t\tseq_printf(m, "%s/", ue->group->name);\n'
-           '\tseq_puts(m, ue->name);\n',
-           '\tseq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->name);\n')
+    c.comment('user_event_match',
+              '/*\n * "-:SYSTEM/name" and "!u:SYSTEM/name[:flags] [fields]" '
+              '(a line of\n * dynamic_events) reach the event of that system '
+              'alone. Without a system,\n * as in "-:name", an event of '
+              'user_events, and every other type\'s of that\n * name too: '
+              'dyn_event_release() asks each type. Flags and fields, when\n'
+              ' * given, must be the event\'s.\n */\n')
     c.edit('user_event_match',
-           '\t/* "-:name" is the default group\'s, "-:GROUP/name" a tenant '
-           'group\'s */\n'
            '\tif (!system ? ue->group != &user_init_group :\n'
-           '\t    strcmp(system, ue->class.system) &&\n'
-           '\t    (!ue->group->name || strcmp(system, ue->group->name)))\n',
+           '\t    strcmp(system, ue->class.system))\n',
            '\tif (system && strcmp(system, ue->class.system))\n')
     c.drop_param('user_events_ioctl_unreg', 'file')
     c.drop_arg('user_events_ioctl', 'user_events_ioctl_unreg', 0)
@@ -327,7 +333,7 @@ def stages(final, gone):
     c.drop_stmt('user_event_add_trace_call', 'dyn_event_add',
                 new='\treturn 0;\n')
     c.drop_stmt('user_event_destroy', 'dyn_event_remove')
-    c.drop_section('user_event_create')
+    c.drop_section('user_system_of_command')
     c.drop_prototype('user_event_ops')
     # the early initcall keeps making the status page, without the u: command
     replace(c, 'trace_events_user_init_early',

@@ -9,13 +9,16 @@
 #include "ue_helpers.h"
 #include "desc_cases.h"
 
-/* Is "u:<name>" (alone or followed by a space or ':') in dynamic_events? */
+/*
+ * Is "u:user_events/<name>" (alone or followed by a space or ':') in
+ * dynamic_events?
+ */
 static int dyn_has(const char *name)
 {
 	char *all = uet_read_file(UE_DYN), want[300], *p;
 	int found = 0;
 
-	snprintf(want, sizeof(want), "u:%s", name);
+	snprintf(want, sizeof(want), "u:user_events/%s", name);
 	for (p = all; p && (p = strstr(p, want)); p++) {
 		char next = p[strlen(want)];
 
@@ -64,18 +67,16 @@ FIXTURE_TEARDOWN(dyn)
 TEST_F(dyn, create)
 {
 	const struct ue_desc_case *c = &variant->c;
-	/* a name with a slash is "GROUP/name" here: no group of that name */
-	int bad = c->desc[strcspn(c->desc, "/: \t")] == '/' ? -ENOENT : -EINVAL;
 	char cmd[600], want[600], *all;
 
 	snprintf(cmd, sizeof(cmd), "u:%s", c->desc);
-	EXPECT_EQ(c->canonical ? 0 : bad, uet_write_file(UE_DYN, cmd, O_APPEND));
+	EXPECT_EQ(c->canonical ? 0 : -EINVAL, uet_write_file(UE_DYN, cmd, O_APPEND));
 	all = uet_read_file(UE_DYN);
 	ASSERT_NE(NULL, all);
 	if (!c->canonical) {
 		EXPECT_EQ(0, dyn_has("dyn_t")) TH_LOG("dynamic_events: %s", all);
 	} else {
-		snprintf(want, sizeof(want), "u:%s\n", c->canonical);
+		snprintf(want, sizeof(want), "u:user_events/%s\n", c->canonical);
 		EXPECT_NE(NULL, strstr(all, want)) TH_LOG("want '%s' in '%s'", want, all);
 		EXPECT_EQ(0, access(TRACEFS "events/user_events/dyn_t/format", R_OK));
 	}
@@ -179,12 +180,12 @@ TEST(canonical_limit)
 		}
 		all = uet_read_file(UE_DYN);
 		ASSERT_NE(NULL, all);
-		p = strstr(all, "u:dyn_c ");
+		p = strstr(all, "u:user_events/dyn_c ");
 		ASSERT_NE(NULL, p);
 		nl = strchr(p, '\n');
 		snprintf(line, sizeof(line), "%.*s", (int)(nl - p), p);
 		free(all);
-		EXPECT_EQ(len, (int)strlen(line) - 2);
+		EXPECT_EQ(len, (int)strlen(line) - (int)strlen("u:user_events/"));
 		/* the shown line registers again, and deletes with its fields */
 		EXPECT_EQ(0, uet_write_file(UE_DYN, line, O_APPEND));
 		memmove(line + 1, line, strlen(line) + 1);
@@ -266,6 +267,50 @@ TEST(error_log_caret)
 	EXPECT_EQ(0, caret_under("u:9dyn_e u32 a", "9dyn_e"));
 	EXPECT_EQ(0, caret_under("u:dyn_e u32 a 4", "4"));
 	EXPECT_EQ(0, caret_under("u:dyn_e char[2000] s", "char[2000]"));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
+}
+
+/*
+ * "u:SYSTEM/name": the system dynamic_events shows, user_events here (a
+ * tenant group's, user_events_GROUP, in groups_test). Any other is refused
+ * with EINVAL and the caret under it, a multi-format system too (such
+ * events are made by DIAG_IOCSREG); a group that does not exist: ENOENT.
+ */
+TEST(system_forms)
+{
+	static const char * const bad[] = {
+		"u:user_events_multi/dyn_s u32 a", "u:kprobes/dyn_s u32 a",
+		"u:user_event/dyn_s u32 a", "u:user_eventsx/dyn_s u32 a",
+		"u:user_events_/dyn_s u32 a", "u:/dyn_s u32 a",
+		"u:user_events_a_multi/dyn_s u32 a",
+	};
+	char *log;
+	int i;
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:user_events/dyn_s u32 a", O_APPEND));
+	log = uet_read_file(UE_DYN);
+	EXPECT_TRUE(log && strstr(log, "u:user_events/dyn_s u32 a\n")) TH_LOG("%s", log);
+	free(log);
+	/* the same event, however it is named */
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:dyn_s u32 a", O_APPEND));
+	EXPECT_EQ(-EADDRINUSE, uet_write_file(UE_DYN, "u:user_events/dyn_s u64 a", O_APPEND));
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:user_events/dyn_s", O_APPEND));
+	EXPECT_EQ(0, dyn_has("dyn_s"));
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		uet_write_file(TRACEFS "error_log", "", O_TRUNC);
+		EXPECT_EQ(-EINVAL, uet_write_file(UE_DYN, bad[i], O_APPEND)) TH_LOG("%s", bad[i]);
+		EXPECT_EQ(0, dyn_has("dyn_s"));
+		log = uet_read_file(TRACEFS "error_log");
+		EXPECT_TRUE(log && strstr(log, "System not user_events nor user_events_<group>"))
+			TH_LOG("%s: %s", bad[i], log);
+		free(log);
+	}
+	EXPECT_EQ(0, caret_under("u:kprobes/dyn_s u32 a", "kprobes"));
+	EXPECT_EQ(-ENOENT, uet_write_file(UE_DYN, "u:user_events_nosuchgrp/dyn_s u32 a",
+					  O_APPEND));
 	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
 }
 

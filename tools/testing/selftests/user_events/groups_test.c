@@ -95,26 +95,81 @@ static int write_two(const char *system, const char *name, int fd1, int w1,
 static const char *const fixture_groups[] = { "gta", "gtb", "gtc", "gtl", "gtx" };
 static const char *const fixture_events[] = {
 	"gsame", "giso", "gdyn", "gpass", "gst", "gbit", "gl1", "gl2", "gl3", "gx",
-	"gcli",
+	"gcli", "gwa", "gwb", "gwc", "gwd", "gwe", "gwf", "gwg",
 };
+
+/* The events of other dynamic event types that dynamic_events_lines makes */
+static const char *const other_type_events[] = {
+	"synthetic/gwa", "synthetic/gwb", "synthetic/gwc", "synthetic/gwd",
+	"synthetic/gwe", "synthetic/gwf", "synthetic/gwg",
+	"gta/gwa", "gta/gwb", "gta/gwc", "gta/gwd", "gta/gwe", "gta/gwf", "gta/gwg",
+};
+
+/*
+ * Where the line "u:[SYSTEM/]NAME[:FLAGS] [FIELDS]" of dynamic_events
+ * names an event @name or @name.<id>: a pointer to "[SYSTEM/]NAME" in it,
+ * its length in *@len; else NULL
+ */
+static const char *dyn_line_event(const char *line, const char *name, size_t *len)
+{
+	const char *ev = line + 2, *base, *slash;
+	size_t n = strlen(name);
+
+	if (strncmp(line, "u:", 2))
+		return NULL;
+	*len = strcspn(ev, ":\n ");
+	slash = memchr(ev, '/', *len);
+	base = slash ? slash + 1 : ev;
+	if ((size_t)(ev + *len - base) < n || strncmp(base, name, n) ||
+	    (base + n != ev + *len && base[n] != '.'))
+		return NULL;
+	return ev;
+}
+
+/* The line of dynamic_events that shows @name (or @name.<id>), malloc()ed */
+static char *dyn_line(const char *name)
+{
+	char *all = uet_read_file(UE_DYN), *line, *save = NULL, *found = NULL;
+	size_t len;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		if (dyn_line_event(line, name, &len))
+			found = strdup(line);
+	free(all);
+	return found;
+}
+
+/* Delete every user event @name or @name.<id>, as its line names it */
+static void dyn_delete_named(const char *name)
+{
+	char *line, cmd[600];
+	const char *ev;
+	size_t len;
+	int tries;
+
+	for (tries = 0; tries < 8 && (line = dyn_line(name)); tries++) {
+		ev = dyn_line_event(line, name, &len);
+		snprintf(cmd, sizeof(cmd), "-:%.*s", (int)len, ev);
+		dyn_cmd(cmd);
+		free(line);
+	}
+}
 
 static void cleanup_groups(void)
 {
 	char cmd[128];
-	size_t i, j;
+	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(fixture_events); i++)
+		dyn_delete_named(fixture_events[i]);
+	for (i = 0; i < ARRAY_SIZE(other_type_events); i++) {
+		snprintf(cmd, sizeof(cmd), "-:%s", other_type_events[i]);
+		dyn_cmd(cmd);
+	}
 	for (i = 0; i < ARRAY_SIZE(fixture_groups); i++) {
-		for (j = 0; j < ARRAY_SIZE(fixture_events); j++) {
-			snprintf(cmd, sizeof(cmd), "-:%s/%s", fixture_groups[i],
-				 fixture_events[j]);
-			dyn_cmd(cmd);
-		}
 		snprintf(cmd, sizeof(cmd), "!%s", fixture_groups[i]);
 		grp_cmd(cmd);
-	}
-	for (j = 0; j < ARRAY_SIZE(fixture_events); j++) {
-		snprintf(cmd, sizeof(cmd), "-:%s", fixture_events[j]);
-		dyn_cmd(cmd);
 	}
 }
 
@@ -327,9 +382,9 @@ TEST_F(grp, same_name_other_fields)
 	EXPECT_EQ(0, uet_trace_count("b=9"));
 	/* each listing shows its own */
 	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gsame\n"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gta/gsame u32 a\n"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gtb/gsame u32 b\n"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gsame u64 c\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gta/gsame u32 a\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gtb/gsame u32 b\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events/gsame u64 c\n"));
 }
 
 /*
@@ -478,7 +533,7 @@ TEST_F(grp, busy_while_used)
 	/* a status-page event stays until deleted, and keeps the group */
 	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx max=1024 events=1\n"));
-	ASSERT_EQ(0, dyn_cmd("-:gtx/gx"));
+	ASSERT_EQ(0, dyn_cmd("-:user_events_gtx/gx"));
 	EXPECT_EQ(0, grp_cmd("!gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
 }
@@ -501,24 +556,168 @@ TEST_F(grp, removed_group_gone)
 	close(dir);
 }
 
-/* dynamic_events addresses a group's event as GROUP/name */
+/*
+ * dynamic_events addresses a group's event by its system,
+ * user_events_GROUP/name; the group's name alone is no system of ours
+ */
 TEST_F(grp, dynamic_events_group_form)
 {
-	ASSERT_EQ(0, dyn_cmd("u:gta/gdyn u32 x"));
+	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gdyn u32 x"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
 	EXPECT_FALSE(uet_event_exists("user_events", "gdyn"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gta/gdyn u32 x\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gta/gdyn u32 x\n"));
 	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gdyn\n"));
 	/* the default group's name is another event */
 	EXPECT_EQ(-ENOENT, dyn_cmd("-:gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:gtb/gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("u:nosuch/gdyn u32 x"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events_gtb/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:gta/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("!u:gta/gdyn u32 x"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("u:user_events_nosuch/gdyn u32 x"));
+	EXPECT_EQ(-EINVAL, dyn_cmd("u:gtb/gdyn u32 x"));
+	EXPECT_EQ(-EINVAL, dyn_cmd("u:user_events_gta_multi/gdyn u32 x"));
+	EXPECT_FALSE(uet_event_exists("user_events_gtb", "gdyn"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
-	EXPECT_EQ(0, dyn_cmd("!u:gta/gdyn u32 x"));
+	EXPECT_EQ(0, dyn_cmd("!u:user_events_gta/gdyn u32 x"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
-	ASSERT_EQ(0, dyn_cmd("u:gta/gdyn u32 x"));
+	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gdyn u32 x"));
 	EXPECT_EQ(0, dyn_cmd("-:user_events_gta/gdyn"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
+}
+
+/*
+ * Events of other dynamic event types named @name where a system-less or
+ * group-named command could reach them: a synthetic event @name, and a
+ * uprobe @name (on this program) in a system named like the group gta;
+ * 0 or -errno
+ */
+static int make_other_types(const char *name)
+{
+	char cmd[4400], exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int ret;
+
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "s:%s u64 v", name);
+	ret = dyn_cmd(cmd);
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "p:gta/%s %s:0x0", name, exe);
+	return dyn_cmd(cmd);
+}
+
+/* How many of make_other_types()'s two events exist */
+static int other_types_left(const char *name)
+{
+	return uet_event_exists("synthetic", name) + uet_event_exists("gta", name);
+}
+
+/*
+ * Register @desc in group gta (@group) or the default group, through an fd
+ * closed again: an event that stays, idle, until deleted. With @multi,
+ * multi-format (and persistent, since the enable-bit ABI makes those).
+ */
+static int register_kept(int group, const char *desc, int multi)
+{
+	int fd = group ? grp_open("gta") : open(UE_DATA, O_RDWR), ret;
+	struct user_status_reg r;
+	static __u32 word;
+
+	if (fd < 0)
+		return -errno;
+	if (!multi) {
+		ret = uet_register(fd, desc, &r);
+	} else {
+		ret = uet_register_bits(fd, desc, &word, 4, 0, USER_EVENT_REG_MULTI_FORMAT |
+					USER_EVENT_REG_PERSIST, NULL);
+		ret = ret ?: uet_unregister_bits(fd, &word, 0);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * Every line dynamic_events shows for a user event names the event's
+ * system, and written back deletes that event and nothing else: not a
+ * synthetic event of the same name, nor a uprobe of that name in a system
+ * named like the group. Written back as it is, it makes the event again
+ * (a multi-format event is made by DIAG_IOCSREG alone: EINVAL). The
+ * group's name is not a system of user_events: -:gta/name is the uprobe's.
+ */
+TEST_F(grp, dynamic_events_lines)
+{
+	static const struct {
+		const char *name, *desc, *system;
+		int group, multi;
+	} c[] = {
+		{ "gwa", "gwa u32 a; char[4] b", "user_events", 0, 0 },
+		{ "gwb", "gwb", "user_events", 0, 0 },
+		{ "gwc", "gwc:BPF_ITER u32 a", "user_events", 0, 0 },
+		{ "gwd", "gwd u32 a", "user_events_gta", 1, 0 },
+		{ "gwe", "gwe", "user_events_gta", 1, 0 },
+		{ "gwf", "gwf u32 a", "user_events_multi", 0, 1 },
+		{ "gwg", "gwg u64 b", "user_events_gta_multi", 1, 1 },
+	};
+	char cmd[700], want[128], *line, *again;
+	const char *ev;
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi))
+			TH_LOG("%s", c[i].desc);
+		line = dyn_line(c[i].name);
+		ASSERT_NE(NULL, line) TH_LOG("%s is not in dynamic_events", c[i].name);
+		snprintf(want, sizeof(want), "u:%s/%s", c[i].system, c[i].name);
+		EXPECT_EQ(0, strncmp(line, want, strlen(want)))
+			TH_LOG("'%s' does not start with '%s'", line, want);
+		ASSERT_EQ(0, make_other_types(c[i].name));
+
+		/* the line as a deletion */
+		snprintf(cmd, sizeof(cmd), "!%s", line);
+		EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+		again = dyn_line(c[i].name);
+		EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+		free(again);
+		EXPECT_EQ(2, other_types_left(c[i].name)) TH_LOG("%s deleted another type's", cmd);
+
+		/* the line as a creation */
+		if (!c[i].multi) {
+			EXPECT_EQ(0, dyn_cmd(line)) TH_LOG("%s", line);
+		} else {
+			EXPECT_EQ(-EINVAL, dyn_cmd(line)) TH_LOG("%s", line);
+			EXPECT_EQ(NULL, dyn_line(c[i].name));
+			ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi));
+		}
+		again = dyn_line(c[i].name);
+		EXPECT_NE(NULL, again);
+		if (again && !c[i].multi)
+			EXPECT_STREQ(line, again);
+
+		/* -:name of the other types' system deletes theirs alone */
+		if (c[i].group) {
+			snprintf(cmd, sizeof(cmd), "-:gta/%s", c[i].name);
+			EXPECT_EQ(0, dyn_cmd(cmd));
+			EXPECT_FALSE(uet_event_exists("gta", c[i].name));
+			free(again);
+			again = dyn_line(c[i].name);
+			EXPECT_NE(NULL, again) TH_LOG("%s deleted the user event", cmd);
+		}
+
+		/* -:SYSTEM/NAME as the line names them */
+		if (again) {
+			ev = dyn_line_event(again, c[i].name, &len);
+			snprintf(cmd, sizeof(cmd), "-:%.*s", (int)len, ev);
+			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			free(again);
+			again = dyn_line(c[i].name);
+			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+			free(again);
+		}
+		EXPECT_TRUE(uet_event_exists("synthetic", c[i].name));
+		free(line);
+	}
 }
 
 /*
@@ -619,13 +818,13 @@ TEST_F(grp, remove_races_registration)
 		if (!ret)
 			bad += write_u32(fd, r.write_index, i) != 0;
 		close(fd);
-		ret = dyn_cmd("-:gtx/gx");
+		ret = dyn_cmd("-:user_events_gtx/gx");
 		bad += ret && ret != -ENOENT && ret != -EBUSY;
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, bad);
-	dyn_cmd("-:gtx/gx");
+	dyn_cmd("-:user_events_gtx/gx");
 	grp_cmd("!gtx");
 	EXPECT_EQ(0, file_has(UE_GROUPS, "gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
@@ -759,7 +958,7 @@ static void container_cli(struct __test_metadata *_metadata, int userns)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "giso u32 x", &r));
 	close(fd);
-	ASSERT_EQ(0, dyn_cmd("u:gta/gcli u32 x"));
+	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gcli u32 x"));
 	ASSERT_EQ(0, chown_group("gta", 65534));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 1));
 	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out), userns)) TH_LOG("%s", out);
