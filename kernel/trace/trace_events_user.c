@@ -285,6 +285,7 @@ enum user_err {
 	USER_ERR_COMMON_FIELD,
 	USER_ERR_OTHER_FIELDS,
 	USER_ERR_BAD_SYSTEM,
+	USER_ERR_NO_TYPE_ID,
 };
 
 /*
@@ -313,6 +314,7 @@ static const char * const user_errs[] = {
 	[USER_ERR_OTHER_FIELDS] = "Event exists with other fields",
 	[USER_ERR_BAD_SYSTEM] =
 		"System not " USER_EVENTS_SYSTEM " nor " USER_EVENTS_SYSTEM "_<group>",
+	[USER_ERR_NO_TYPE_ID] = "No trace event type id left",
 };
 
 static void user_parse_err(struct user_parse *p, enum user_err err,
@@ -1866,8 +1868,12 @@ static int user_event_add_trace_call(struct user_event *ue)
 	ret = user_event_set_print_fmt(ue);
 	if (ret)
 		return ret;
+	/*
+	 * The type ids (TRACE_EVENT_TYPE_MAX) are one pool for every trace
+	 * event, dynamic ones of all kinds: a group's limit does not hold one
+	 */
 	if (!register_trace_event(&call->event))
-		return -ENODEV;
+		return -ENOSPC;
 	ret = trace_add_event_call(call);
 	if (ret) {
 		unregister_trace_event(&call->event);
@@ -1973,6 +1979,9 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	}
 	ue = user_event_create_spec(g, &d, how);
 	user_spec_free(&d);
+	if (PTR_ERR_OR_ZERO(ue) == -ENOSPC)
+		user_parse_err(&(struct user_parse){ .cmd = cmd }, USER_ERR_NO_TYPE_ID,
+			       NULL);
 	*created = !IS_ERR(ue);
 	return ue;
 }
