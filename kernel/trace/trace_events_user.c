@@ -2115,15 +2115,22 @@ static int user_event_create(const char *raw_command)
 }
 
 /*
- * "u:SYSTEM/name[:flags] fields": with its system, as probes show theirs,
- * so that "!" and the line delete this event and no other type's of that
- * name (dyn_event_release() asks every type), and the line makes it again
+ * The default group's events as "u:name[:flags] fields", the form Linux 6.4
+ * and later show (an ABI); a tenant group's and multi-format events with
+ * their system, "u:SYSTEM/name[:flags] fields", as probes show theirs.
+ * Written back after "!", a line deletes its event; one without a system
+ * also every other type's event of that name whose match takes it
+ * (dyn_event_release() asks each type), as "-:name" does for every type:
+ * "!u:user_events/name" or "-:user_events/name" deletes this one alone.
  */
 static int user_event_show(struct seq_file *m, struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
 
-	seq_printf(m, "%s%s/%s", USER_EVENTS_PREFIX, ue->class.system, ue->name);
+	seq_puts(m, USER_EVENTS_PREFIX);
+	if (ue->group != &user_init_group || ue->multi)
+		seq_printf(m, "%s/", ue->class.system);
+	seq_puts(m, ue->name);
 	if (ue->flags)
 		seq_printf(m, ":%s", ue->flags);
 	if (ue->args[0])

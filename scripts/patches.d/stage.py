@@ -156,6 +156,20 @@ def nogroups(final, gone):
               'user_events, and every other type\'s of that\n * name too: '
               'dyn_event_release() asks each type. Flags and fields, when\n'
               ' * given, must be the event\'s.\n */\n')
+    # the listing: a multi-format event's with its system, others without
+    c.comment('user_event_show',
+              '/*\n * The events of user_events as "u:name[:flags] fields", '
+              'the form Linux 6.4\n * and later show (an ABI); multi-format '
+              'events with their system,\n * "u:user_events_multi/name.<id> '
+              'fields". Written back after "!", a line\n * deletes its event; '
+              'one without a system also every other type\'s event of\n * '
+              'that name whose match takes it (dyn_event_release() asks each '
+              'type),\n * as "-:name" does for every type: '
+              '"!u:user_events/name" or\n * "-:user_events/name" deletes '
+              'this one alone.\n */\n')
+    c.edit('user_event_show',
+           '\tif (ue->group != &user_init_group || ue->multi)\n',
+           '\tif (ue->multi)\n')
     c.edit('user_event_match',
            '\tif (!system ? ue->group != &user_init_group :\n'
            '\t    strcmp(system, ue->class.system))\n',
@@ -251,6 +265,17 @@ def stages(final, gone):
     c.edit('user_init_group',
            '\t.system_multi\t= USER_EVENTS_MULTI_SYSTEM,\n', '')
     c.drop_stmt('trace_events_user_init', 'user_event_sysctls')
+    c.comment('user_event_show',
+              '/*\n * "u:name[:flags] fields", the form Linux 6.4 and later '
+              'show. Written back\n * after "!", a line deletes its event, '
+              'and also every other type\'s event\n * of that name whose '
+              'match takes it (dyn_event_release() asks each\n * type), as '
+              '"-:name" does: "!u:user_events/name" or "-:user_events/name"'
+              '\n * deletes this one alone.\n */\n')
+    c.drop_stmt('user_event_show', 'multi')
+    c.edit('user_event_show',
+           '\tseq_puts(m, USER_EVENTS_PREFIX);\n\tseq_puts(m, ue->name);\n',
+           '\tseq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->name);\n')
 
     # creating: always with a status byte, so no UE_GET_* flags
     c.drop('UE_GET_SLOT')

@@ -145,11 +145,11 @@ static void test_format(void)
 static void test_dynamic_events(void)
 {
 	static const char text[] =
-		"u:user_events/other u8 x\n"
+		"u:other u8 x\n"
 		"u:user_events_g/demo u64 z\n"
 		"u:user_events_multi/demo.1 u8 w\n"
-		"u:user_events/demo2 u16 y\n"
-		"u:user_events/demo:BPF_ITER u32 count; __rel_loc char[] msg\n"
+		"u:demo2 u16 y\n"
+		"u:demo:BPF_ITER u32 count; __rel_loc char[] msg\n"
 		"p:kprobes/x do_sys_open\n";
 	int ret;
 
@@ -158,12 +158,13 @@ static void test_dynamic_events(void)
 	      d.nr_fields == 2, "dynamic_events: exact name with flags, the default group's");
 	CHECK(uec_desc_from_dynamic_events(text, "dem", &d, err, sizeof(err)) == -ENOENT,
 	      "dynamic_events: no prefix match");
-	ret = uec_desc_from_dynamic_events("u:user_events/solo\n", "solo", &d, err,
-					   sizeof(err));
+	ret = uec_desc_from_dynamic_events("u:solo\n", "solo", &d, err, sizeof(err));
 	CHECK(!ret && !d.nr_fields, "dynamic_events: an event without fields");
-	/* the form of Linux 6.4 and later, without the system */
-	ret = uec_desc_from_dynamic_events("u:old u32 a\n", "old", &d, err, sizeof(err));
-	CHECK(!ret && d.nr_fields == 1, "dynamic_events: Linux 6.4+'s u:name form");
+	/* the default group's system named, as dynamic_events takes it */
+	ret = uec_desc_from_dynamic_events("u:user_events/named u32 a\n", "named", &d, err,
+					   sizeof(err));
+	CHECK(!ret && d.nr_fields == 1 && !strcmp(d.text, "named u32 a"),
+	      "dynamic_events: u:user_events/name read too");
 }
 
 static int encode(const char *desc, const char * const *assign, int n,

@@ -394,7 +394,7 @@ int uec_desc_from_dynamic_events(const char *text, const char *name,
 			next++;
 		if (strncmp(line, "u:", 2))
 			continue;
-		/* "u:user_events/name" here, "u:name" on Linux 6.4+ */
+		/* "u:name"; "u:user_events/name", its system named, is that event too */
 		if (!strncmp(line + 2, "user_events/", 12))
 			skip += 12;
 		if (llen < skip + nlen || strncmp(line + skip, name, nlen))

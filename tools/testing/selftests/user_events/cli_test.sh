@@ -149,7 +149,7 @@ check "register -f names the bad line (5)" grep -q "events:5: not registered" "$
 check "register -f registered the lines around it" \
 	test -d $ev_dir/cli_test_f1 -a -d $ev_dir/cli_test_f2
 check "register -f kept the fields" \
-	grep -q "^u:user_events/cli_test_f1 u32 a; __rel_loc char\[\] s$" $tracefs/dynamic_events
+	grep -q "^u:cli_test_f1 u32 a; __rel_loc char\[\] s$" $tracefs/dynamic_events
 run 0 "register -f from standard input, the events already there: exit 0" \
 	sh -c "grep -v 1bad '$tmp/events' | '$ue' register -f -"
 run 1 "register -f of a missing file: exit 1" "$ue" register -f "$tmp/none"

@@ -9,16 +9,13 @@
 #include "ue_helpers.h"
 #include "desc_cases.h"
 
-/*
- * Is "u:user_events/<name>" (alone or followed by a space or ':') in
- * dynamic_events?
- */
+/* Is "u:<name>" (alone or followed by a space or ':') in dynamic_events? */
 static int dyn_has(const char *name)
 {
 	char *all = uet_read_file(UE_DYN), want[300], *p;
 	int found = 0;
 
-	snprintf(want, sizeof(want), "u:user_events/%s", name);
+	snprintf(want, sizeof(want), "u:%s", name);
 	for (p = all; p && (p = strstr(p, want)); p++) {
 		char next = p[strlen(want)];
 
@@ -76,7 +73,7 @@ TEST_F(dyn, create)
 	if (!c->canonical) {
 		EXPECT_EQ(0, dyn_has("dyn_t")) TH_LOG("dynamic_events: %s", all);
 	} else {
-		snprintf(want, sizeof(want), "u:user_events/%s\n", c->canonical);
+		snprintf(want, sizeof(want), "u:%s\n", c->canonical);
 		EXPECT_NE(NULL, strstr(all, want)) TH_LOG("want '%s' in '%s'", want, all);
 		EXPECT_EQ(0, access(TRACEFS "events/user_events/dyn_t/format", R_OK));
 	}
@@ -180,12 +177,12 @@ TEST(canonical_limit)
 		}
 		all = uet_read_file(UE_DYN);
 		ASSERT_NE(NULL, all);
-		p = strstr(all, "u:user_events/dyn_c ");
+		p = strstr(all, "u:dyn_c ");
 		ASSERT_NE(NULL, p);
 		nl = strchr(p, '\n');
 		snprintf(line, sizeof(line), "%.*s", (int)(nl - p), p);
 		free(all);
-		EXPECT_EQ(len, (int)strlen(line) - (int)strlen("u:user_events/"));
+		EXPECT_EQ(len, (int)strlen(line) - 2);
 		/* the shown line registers again, and deletes with its fields */
 		EXPECT_EQ(0, uet_write_file(UE_DYN, line, O_APPEND));
 		memmove(line + 1, line, strlen(line) + 1);
@@ -271,8 +268,9 @@ TEST(error_log_caret)
 }
 
 /*
- * "u:SYSTEM/name": the system dynamic_events shows, user_events here (a
- * tenant group's, user_events_GROUP, in groups_test). Any other is refused
+ * "u:SYSTEM/name": the event's system, user_events here (a tenant group's,
+ * user_events_GROUP, in groups_test), makes the event that "u:name" makes,
+ * and dynamic_events shows it as "u:name". Any other system is refused
  * with EINVAL and the caret under it, a multi-format system too (such
  * events are made by DIAG_IOCSREG); a group that does not exist: ENOENT.
  */
@@ -292,7 +290,8 @@ TEST(system_forms)
 
 	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:user_events/dyn_s u32 a", O_APPEND));
 	log = uet_read_file(UE_DYN);
-	EXPECT_TRUE(log && strstr(log, "u:user_events/dyn_s u32 a\n")) TH_LOG("%s", log);
+	EXPECT_TRUE(log && strstr(log, "u:dyn_s u32 a\n")) TH_LOG("%s", log);
+	EXPECT_FALSE(log && strstr(log, "u:user_events/dyn_s")) TH_LOG("%s", log);
 	free(log);
 	/* the same event, however it is named */
 	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:dyn_s u32 a", O_APPEND));

@@ -32,7 +32,7 @@
 
 #define DESC_LIMIT	511		/* description bytes, the NUL not counted */
 /* What dynamic_events shows before a default-group event's description */
-#define DYN_PREFIX	"u:user_events/"
+#define DYN_PREFIX	"u:"
 #define DYN_SKIP	(sizeof(DYN_PREFIX) - 1)
 #define TEXT_MAX	2048		/* generated text: longer than the limit */
 #define MAX_FIELDS	128		/* more than 511 bytes can describe */
@@ -64,7 +64,7 @@ struct event_desc {
 	int nr;
 	struct field f[MAX_FIELDS];
 	int min_size;		/* payload bytes the fixed fields need */
-	char canon[2 * TEXT_MAX];	/* "u:user_events/name[:flags][ fields]" */
+	char canon[2 * TEXT_MAX];	/* "u:name[:flags][ fields]" */
 };
 
 struct base_type {

@@ -316,21 +316,19 @@ static int dyn_cmd(const char *cmd)
 	return uet_write_file(UE_DYN, cmd, O_APPEND);
 }
 
-/* The name of a "u:SYSTEM/name" line of dynamic_events, into @name */
+/*
+ * The name of a "u:" line of dynamic_events, into @name: a default-group
+ * event's "name"; another system's event ("u:SYSTEM/name") keeps the
+ * system in it, so it is never taken for one of the default group
+ */
 static int line_name(const char *line, int len, char *name)
 {
-	const char *slash;
 	int n = 0;
 
 	if (len < 3 || strncmp(line, "u:", 2))
 		return 0;
 	line += 2;
 	len -= 2;
-	slash = memchr(line, '/', strcspn(line, ":\n "));
-	if (slash) {
-		len -= slash + 1 - line;
-		line = slash + 1;
-	}
 	while (n < len && n < 255 && line[n] != ':' && line[n] != ' ')
 		n++;
 	copy_word(name, 256, line, n);
@@ -537,7 +535,7 @@ static int dyn_safe(const char *desc)
 	       desc[strcspn(desc, "/: \t")] != '/';
 }
 
-/* The fields part of a canonical line: after "u:SYSTEM/name[:flags] " */
+/* The fields part of a canonical line: after "u:name[:flags] " */
 static const char *line_fields(const char *line)
 {
 	const char *sp = strchr(line, ' ');
@@ -583,8 +581,11 @@ static int delete_any(struct live *e, int *method)
 		snprintf(cmd, sizeof(cmd), "-:user_events/%s", e->name);
 		break;
 	case 3:
-		/* the line dynamic_events shows, written back */
-		snprintf(cmd, sizeof(cmd), "!%s", e->line);
+		/* the line dynamic_events shows, written back, or with the system */
+		if (chance(50))
+			snprintf(cmd, sizeof(cmd), "!%s", e->line);
+		else
+			snprintf(cmd, sizeof(cmd), "!u:user_events/%s", e->line + DYN_SKIP);
 		break;
 	default:
 		if (chance(50) && *line_fields(e->line))

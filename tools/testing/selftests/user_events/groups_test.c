@@ -140,17 +140,27 @@ static char *dyn_line(const char *name)
 	return found;
 }
 
-/* Delete every user event @name or @name.<id>, as its line names it */
+/*
+ * "-:SYSTEM/NAME" for the event of @line, found by dyn_line(@name), into
+ * @cmd: the default group's line has no system, user_events is its system
+ */
+static void dyn_delete_cmd(char *cmd, size_t size, const char *line, const char *name)
+{
+	size_t len;
+	const char *ev = dyn_line_event(line, name, &len);
+
+	snprintf(cmd, size, "-:%s%.*s", memchr(ev, '/', len) ? "" : "user_events/",
+		 (int)len, ev);
+}
+
+/* Delete every user event @name or @name.<id>, by its system and name */
 static void dyn_delete_named(const char *name)
 {
 	char *line, cmd[600];
-	const char *ev;
-	size_t len;
 	int tries;
 
 	for (tries = 0; tries < 8 && (line = dyn_line(name)); tries++) {
-		ev = dyn_line_event(line, name, &len);
-		snprintf(cmd, sizeof(cmd), "-:%.*s", (int)len, ev);
+		dyn_delete_cmd(cmd, sizeof(cmd), line, name);
 		dyn_cmd(cmd);
 		free(line);
 	}
@@ -384,7 +394,7 @@ TEST_F(grp, same_name_other_fields)
 	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gsame\n"));
 	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gta/gsame u32 a\n"));
 	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gtb/gsame u32 b\n"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events/gsame u64 c\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:gsame u64 c\n"));
 }
 
 /*
@@ -638,13 +648,30 @@ static int register_kept(int group, const char *desc, int multi)
 	return ret;
 }
 
+/* Delete make_other_types()'s events of @name, those that are left */
+static void delete_other_types(const char *name)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "-:synthetic/%s", name);
+	dyn_cmd(cmd);
+	snprintf(cmd, sizeof(cmd), "-:gta/%s", name);
+	dyn_cmd(cmd);
+}
+
 /*
- * Every line dynamic_events shows for a user event names the event's
- * system, and written back deletes that event and nothing else: not a
- * synthetic event of the same name, nor a uprobe of that name in a system
- * named like the group. Written back as it is, it makes the event again
- * (a multi-format event is made by DIAG_IOCSREG alone: EINVAL). The
- * group's name is not a system of user_events: -:gta/name is the uprobe's.
+ * The lines dynamic_events shows for user events, written back. The default
+ * group's events show as "u:name[:flags] fields", the form of Linux 6.4 and
+ * later (an ABI); a tenant group's and multi-format events with their
+ * system, "u:user_events_gta/name" and "u:user_events[_gta]_multi/name.<id>".
+ * After "!", a line with a system deletes that event and nothing else: not
+ * a synthetic event of the same name, nor a uprobe of that name in a system
+ * named like the group; so does "!u:user_events/" and the rest of a default
+ * group's line. That line as shown deletes its event too (and, as "-:name"
+ * does for every type, any other type's event of that name whose match
+ * takes it). Written back as it is, a line makes the same event again (a
+ * multi-format event is made by DIAG_IOCSREG alone: EINVAL). The group's
+ * name is not a system of user_events: -:gta/name is the uprobe's.
  */
 TEST_F(grp, dynamic_events_lines)
 {
@@ -652,27 +679,43 @@ TEST_F(grp, dynamic_events_lines)
 		const char *name, *desc, *system;
 		int group, multi;
 	} c[] = {
-		{ "gwa", "gwa u32 a; char[4] b", "user_events", 0, 0 },
-		{ "gwb", "gwb", "user_events", 0, 0 },
-		{ "gwc", "gwc:BPF_ITER u32 a", "user_events", 0, 0 },
+		{ "gwa", "gwa u32 a; char[4] b", NULL, 0, 0 },
+		{ "gwb", "gwb", NULL, 0, 0 },
+		{ "gwc", "gwc:BPF_ITER u32 a", NULL, 0, 0 },
 		{ "gwd", "gwd u32 a", "user_events_gta", 1, 0 },
 		{ "gwe", "gwe", "user_events_gta", 1, 0 },
 		{ "gwf", "gwf u32 a", "user_events_multi", 0, 1 },
 		{ "gwg", "gwg u64 b", "user_events_gta_multi", 1, 1 },
 	};
 	char cmd[700], want[128], *line, *again;
-	const char *ev;
-	size_t i, len;
+	size_t i, n;
 
 	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi))
 			TH_LOG("%s", c[i].desc);
 		line = dyn_line(c[i].name);
 		ASSERT_NE(NULL, line) TH_LOG("%s is not in dynamic_events", c[i].name);
-		snprintf(want, sizeof(want), "u:%s/%s", c[i].system, c[i].name);
-		EXPECT_EQ(0, strncmp(line, want, strlen(want)))
+		if (c[i].system)
+			snprintf(want, sizeof(want), "u:%s/%s", c[i].system, c[i].name);
+		else
+			snprintf(want, sizeof(want), "u:%s", c[i].name);
+		n = strlen(want);
+		EXPECT_TRUE(!strncmp(line, want, n) &&
+			    (c[i].system || !line[n] || line[n] == ' ' || line[n] == ':'))
 			TH_LOG("'%s' does not start with '%s'", line, want);
 		ASSERT_EQ(0, make_other_types(c[i].name));
+
+		if (!c[i].system) {
+			/* with its system, the default group's line deletes ours alone */
+			snprintf(cmd, sizeof(cmd), "!u:user_events/%s", line + 2);
+			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			again = dyn_line(c[i].name);
+			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+			free(again);
+			EXPECT_EQ(2, other_types_left(c[i].name))
+				TH_LOG("%s deleted another type's", cmd);
+			ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi));
+		}
 
 		/* the line as a deletion */
 		snprintf(cmd, sizeof(cmd), "!%s", line);
@@ -680,7 +723,14 @@ TEST_F(grp, dynamic_events_lines)
 		again = dyn_line(c[i].name);
 		EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
 		free(again);
-		EXPECT_EQ(2, other_types_left(c[i].name)) TH_LOG("%s deleted another type's", cmd);
+		if (c[i].system) {
+			EXPECT_EQ(2, other_types_left(c[i].name))
+				TH_LOG("%s deleted another type's", cmd);
+		} else {
+			/* another type's may have gone with it: made again */
+			delete_other_types(c[i].name);
+			ASSERT_EQ(0, make_other_types(c[i].name));
+		}
 
 		/* the line as a creation */
 		if (!c[i].multi) {
@@ -705,17 +755,17 @@ TEST_F(grp, dynamic_events_lines)
 			EXPECT_NE(NULL, again) TH_LOG("%s deleted the user event", cmd);
 		}
 
-		/* -:SYSTEM/NAME as the line names them */
+		/* -:SYSTEM/NAME, user_events the default group's system */
 		if (again) {
-			ev = dyn_line_event(again, c[i].name, &len);
-			snprintf(cmd, sizeof(cmd), "-:%.*s", (int)len, ev);
+			dyn_delete_cmd(cmd, sizeof(cmd), again, c[i].name);
 			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
 			free(again);
 			again = dyn_line(c[i].name);
 			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
 			free(again);
 		}
-		EXPECT_TRUE(uet_event_exists("synthetic", c[i].name));
+		EXPECT_EQ(c[i].group ? 1 : 2, other_types_left(c[i].name))
+			TH_LOG("%s deleted another type's", cmd);
 		free(line);
 	}
 }

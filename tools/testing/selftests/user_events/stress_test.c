@@ -1260,14 +1260,14 @@ static void check_dynamic_events(void)
 
 		if (strncmp(line, "u:", 2))
 			continue;
-		if (sscanf(line + 2, "user_events/%63[A-Za-z0-9_]", name) != 1)
-			continue;
+		if (sscanf(line + 2, "%63[A-Za-z0-9_]", name) != 1)
+			fail("dynamic_events line '%s'", line);
 		x = our_event(name);
 		if (x < 0)
 			continue;
 		seen[x]++;
-		snprintf(want, sizeof(want), "u:user_events/");
-		desc_of(want + 14, sizeof(want) - 14, x, 0);
+		snprintf(want, sizeof(want), "u:");
+		desc_of(want + 2, sizeof(want) - 2, x, 0);
 		if (strcmp(line, want))
 			fail("dynamic_events has '%s', '%s' expected", line, want);
 	}
