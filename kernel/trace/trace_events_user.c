@@ -242,6 +242,8 @@ static struct user_event_group user_init_group = {
 static struct user_event_group *user_group_get(struct user_event_group *g);
 static void user_group_put(struct user_event_group *g);
 static unsigned int user_group_max(struct user_event_group *g);
+static bool user_group_of_system(const char *sys, size_t len,
+				 struct user_event_group **g);
 
 /*
  * The u: command of dynamic_events: filled in and registered at boot
@@ -282,6 +284,8 @@ enum user_err {
 	USER_ERR_RESERVED_NAME,
 	USER_ERR_COMMON_FIELD,
 	USER_ERR_OTHER_FIELDS,
+	USER_ERR_BAD_SYSTEM,
+	USER_ERR_NO_TYPE_ID,
 };
 
 /*
@@ -308,6 +312,9 @@ static const char * const user_errs[] = {
 	[USER_ERR_COMMON_FIELD] =
 		"Field names starting with common_ are reserved",
 	[USER_ERR_OTHER_FIELDS] = "Event exists with other fields",
+	[USER_ERR_BAD_SYSTEM] =
+		"System not " USER_EVENTS_SYSTEM " nor " USER_EVENTS_SYSTEM "_<group>",
+	[USER_ERR_NO_TYPE_ID] = "No trace event type id left",
 };
 
 static void user_parse_err(struct user_parse *p, enum user_err err,
@@ -1861,8 +1868,12 @@ static int user_event_add_trace_call(struct user_event *ue)
 	ret = user_event_set_print_fmt(ue);
 	if (ret)
 		return ret;
+	/*
+	 * The type ids (TRACE_EVENT_TYPE_MAX) are one pool for every trace
+	 * event, dynamic ones of all kinds: a group's limit does not hold one
+	 */
 	if (!register_trace_event(&call->event))
-		return -ENODEV;
+		return -ENOSPC;
 	ret = trace_add_event_call(call);
 	if (ret) {
 		unregister_trace_event(&call->event);
@@ -1968,6 +1979,9 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	}
 	ue = user_event_create_spec(g, &d, how);
 	user_spec_free(&d);
+	if (PTR_ERR_OR_ZERO(ue) == -ENOSPC)
+		user_parse_err(&(struct user_parse){ .cmd = cmd }, USER_ERR_NO_TYPE_ID,
+			       NULL);
 	*created = !IS_ERR(ue);
 	return ue;
 }
@@ -2048,12 +2062,34 @@ static void user_event_reap_fn(struct work_struct *work)
 
 /* dynamic_events --------------------------------------------------------- */
 
-static int user_group_of_command(const char *cmd, struct user_event_group **g);
+/*
+ * Past "u:", "SYSTEM/" names the event's system as dynamic_events shows it:
+ * user_events, or user_events_GROUP for a tenant group's event. @g is set
+ * to that group (NULL if there is none) and the length of "SYSTEM/" is
+ * returned; 0 without one, @g left as it was; -EINVAL for any other system,
+ * a multi-format one too: those events are made by DIAG_IOCSREG alone.
+ */
+static int user_system_of_command(const char *cmd, struct user_event_group **g)
+{
+	size_t len = strcspn(cmd, "/: \t");
+
+	lockdep_assert_held(&event_mutex);
+	if (cmd[len] != '/')
+		return 0;
+	if (len == strlen(USER_EVENTS_SYSTEM) &&
+	    !strncmp(cmd, USER_EVENTS_SYSTEM, len)) {
+		*g = &user_init_group;
+		return len + 1;
+	}
+	if (!user_group_of_system(cmd, len, g))
+		return -EINVAL;
+	return len + 1;
+}
 
 static int user_event_create(const char *raw_command)
 {
 	struct user_event_group *g = &user_init_group;
-	int skip = strlen(USER_EVENTS_PREFIX);
+	int skip = strlen(USER_EVENTS_PREFIX), ret;
 	struct user_event *ue;
 	bool created = false;
 
@@ -2063,8 +2099,14 @@ static int user_event_create(const char *raw_command)
 	if (!user_init_group.status_bytes)
 		return -ENODEV;
 	guard(mutex)(&event_mutex);
-	/* "u:GROUP/name fields": an event of a tenant group */
-	skip += user_group_of_command(raw_command + skip, &g);
+	/* "u:SYSTEM/name fields", as dynamic_events shows events */
+	ret = user_system_of_command(raw_command + skip, &g);
+	if (ret < 0) {
+		user_parse_err(&(struct user_parse){ .cmd = raw_command, .skip = skip },
+			       USER_ERR_BAD_SYSTEM, NULL);
+		return ret;
+	}
+	skip += ret;
 	if (!g)
 		return -ENOENT;
 	ue = user_event_find_or_create(g, raw_command, skip,
@@ -2072,13 +2114,22 @@ static int user_event_create(const char *raw_command)
 	return PTR_ERR_OR_ZERO(ue);
 }
 
+/*
+ * The default group's events as "u:name[:flags] fields", the form Linux 6.4
+ * and later show (an ABI); a tenant group's and multi-format events with
+ * their system, "u:SYSTEM/name[:flags] fields", as probes show theirs.
+ * Written back after "!", a line deletes its event; one without a system
+ * also every other type's event of that name whose match takes it
+ * (dyn_event_release() asks each type), as "-:name" does for every type:
+ * "!u:user_events/name" or "-:user_events/name" deletes this one alone.
+ */
 static int user_event_show(struct seq_file *m, struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
 
 	seq_puts(m, USER_EVENTS_PREFIX);
-	if (ue->group->name)
-		seq_printf(m, "%s/", ue->group->name);
+	if (ue->group != &user_init_group || ue->multi)
+		seq_printf(m, "%s/", ue->class.system);
 	seq_puts(m, ue->name);
 	if (ue->flags)
 		seq_printf(m, ":%s", ue->flags);
@@ -2100,13 +2151,17 @@ static int user_event_free(struct dyn_event *ev)
 	return user_event_destroy(to_user_event(ev));
 }
 
-/* Do the fields of "!u:name fields" (split in @argv) match @ue's? */
+/*
+ * Do the fields of "!u:name fields" (split in @argv) match @ue's? They are
+ * parsed after a name of one letter: a multi-format event's "name.<id>"
+ * is no name a description may have
+ */
 static bool user_event_args_match(struct user_event *ue, int argc,
 				  const char **argv)
 {
 	struct user_spec d;
 	char *cmd;
-	size_t len = strlen(ue->name) + 2;
+	size_t len = 3;
 	bool match;
 	int i;
 
@@ -2115,7 +2170,7 @@ static bool user_event_args_match(struct user_event *ue, int argc,
 	cmd = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!cmd)
 		return false;
-	strscpy(cmd, ue->name, len);
+	strscpy(cmd, "e", len);
 	for (i = 0; i < argc; i++) {
 		strlcat(cmd, " ", len);
 		strlcat(cmd, argv[i], len);
@@ -2129,17 +2184,26 @@ static bool user_event_args_match(struct user_event *ue, int argc,
 	return match;
 }
 
+/*
+ * "-:SYSTEM/name" and "!u:SYSTEM/name[:flags] [fields]" (a line of
+ * dynamic_events) reach the event of that system alone; a tenant group's
+ * name is no system of ours, another type's event may have it. Without a
+ * system, as in "-:name", an event of user_events, and every other type's
+ * of that name too: dyn_event_release() asks each type. Flags and fields,
+ * when given, must be the event's.
+ */
 static bool user_event_match(const char *system, const char *event,
 			     int argc, const char **argv, struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
+	size_t len = strcspn(event, ":");
 
-	/* "-:name" is the default group's, "-:GROUP/name" a tenant group's */
 	if (!system ? ue->group != &user_init_group :
-	    strcmp(system, ue->class.system) &&
-	    (!ue->group->name || strcmp(system, ue->group->name)))
+	    strcmp(system, ue->class.system))
 		return false;
-	if (strcmp(event, ue->name))
+	if (strlen(ue->name) != len || strncmp(event, ue->name, len))
+		return false;
+	if (event[len] && strcmp(event + len + 1, ue->flags ?: ""))
 		return false;
 	return !argc || user_event_args_match(ue, argc, argv);
 }
@@ -3350,8 +3414,9 @@ static const struct file_operations user_status_fops = {
  * Tenant groups: each has a directory user_groups/NAME/ with its own
  * user_events_data and user_events_status, and events of its own
  * (system user_events_NAME) that its files alone reach. Made and removed
- * through user_events_groups by CAP_PERFMON or CAP_SYS_ADMIN. See
- * "Containers and groups" in Documentation/trace/user_events.rst.
+ * through user_events_groups by CAP_PERFMON or CAP_SYS_ADMIN, in its
+ * writer and in its opener. See "Containers and groups" in
+ * Documentation/trace/user_events.rst.
  */
 #define USER_GROUP_MAX_NAME	32
 /* A group's limit of events unless its command gives one */
@@ -3429,24 +3494,9 @@ static struct user_event_group *user_group_find(const char *name, size_t len)
 }
 
 /*
- * Past "u:" of dynamic_events, "GROUP/" names a tenant group: @g is set to
- * it (NULL if there is none of that name) and the length of "GROUP/" is
- * returned; else 0, and @g is left as it was
- */
-static int user_group_of_command(const char *cmd, struct user_event_group **g)
-{
-	size_t len = strcspn(cmd, "/: \t");
-
-	lockdep_assert_held(&event_mutex);
-	if (cmd[len] != '/')
-		return 0;
-	*g = user_group_find(cmd, len);
-	return len + 1;
-}
-
-/*
- * Letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME" and
- * "user_events_NAME_multi" are then nobody else's system, but for "multi"
+ * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME"
+ * and "user_events_NAME_multi" are then nobody else's system, but for
+ * "multi". Not isalnum() alone: it takes Latin-1 letters too.
  */
 static bool user_group_name_ok(const char *name, size_t len)
 {
@@ -3456,8 +3506,26 @@ static bool user_group_name_ok(const char *name, size_t len)
 	    (len == 5 && !strncmp(name, "multi", 5)))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]))
+		if (!isascii(name[i]) || !isalnum(name[i]))
 			return false;
+	return true;
+}
+
+/*
+ * Is @sys (@len bytes) the system of a tenant group's events,
+ * user_events_GROUP? Then @g is set to that group, NULL if there is none.
+ * A multi-format system is not: "GROUP_multi" is no group's name.
+ */
+static bool user_group_of_system(const char *sys, size_t len,
+				 struct user_event_group **g)
+{
+	size_t pre = strlen(USER_EVENTS_SYSTEM) + 1;
+
+	lockdep_assert_held(&event_mutex);
+	if (len <= pre || strncmp(sys, USER_EVENTS_SYSTEM "_", pre) ||
+	    !user_group_name_ok(sys + pre, len - pre))
+		return false;
+	*g = user_group_find(sys + pre, len - pre);
 	return true;
 }
 
@@ -3575,11 +3643,22 @@ static int user_group_command(const char *cmd)
 			user_group_create(name, len, max);
 }
 
+/* What perfmon_capable() asks of the caller, of whoever opened @file */
+static bool user_file_perfmon_capable(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static ssize_t user_groups_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	/* whoever opened the file: the writer decides */
-	if (!perfmon_capable())
+	/*
+	 * The writer and the opener: a privileged program handed an fd that
+	 * someone without the right opened (as its standard output, say) must
+	 * not make or remove groups for them
+	 */
+	if (!perfmon_capable() || !user_file_perfmon_capable(file))
 		return -EPERM;
 	return trace_parse_run_command(file, ubuf, count, ppos,
 				       user_group_command);

@@ -127,7 +127,7 @@ def nogroups(final, gone):
                   'max_events', 'refs', 'dir')
     c.edit('user_init_group', '\t.refs\t\t= REFCOUNT_INIT(1),\n', '')
     for f in ('user_group_get', 'user_group_put', 'user_group_max',
-              'user_group_of_command', 'user_group_of_inode'):
+              'user_group_of_system', 'user_group_of_inode'):
         c.drop_prototype(f)
     # an event counts against its group, and holds it
     for f, ident in (('user_event_release_memory', 'nr_events'),
@@ -139,20 +139,40 @@ def nogroups(final, gone):
            '\tif (user_events_count >= READ_ONCE(user_events_max) ||\n'
            '\t    g->nr_events >= user_group_max(g))\n',
            '\tif (user_events_count >= READ_ONCE(user_events_max))\n')
-    c.drop_stmt('user_event_create', 'user_group_of_command')
+    # "u:SYSTEM/name": user_events (or user_events_multi, to delete) alone
+    c.comment('user_system_of_command',
+              '/*\n * Past "u:", "SYSTEM/" names the event\'s system as '
+              'dynamic_events shows it:\n * user_events. Its length is '
+              'returned; 0 without one; -EINVAL for any\n * other system.'
+              '\n */\n')
+    c.edit('user_system_of_command',
+           '\tif (!user_group_of_system(cmd, len, g))\n\t\treturn -EINVAL;\n'
+           '\treturn len + 1;\n', '\treturn -EINVAL;\n')
     c.edit('user_event_create', '\tif (!g)\n\t\treturn -ENOENT;\n', '')
+    c.comment('user_event_match',
+              '/*\n * "-:SYSTEM/name" and "!u:SYSTEM/name[:flags] [fields]" '
+              '(a line of\n * dynamic_events) reach the event of that system '
+              'alone. Without a system,\n * as in "-:name", an event of '
+              'user_events, and every other type\'s of that\n * name too: '
+              'dyn_event_release() asks each type. Flags and fields, when\n'
+              ' * given, must be the event\'s.\n */\n')
+    # the listing: a multi-format event's with its system, others without
+    c.comment('user_event_show',
+              '/*\n * The events of user_events as "u:name[:flags] fields", '
+              'the form Linux 6.4\n * and later show (an ABI); multi-format '
+              'events with their system,\n * "u:user_events_multi/name.<id> '
+              'fields". Written back after "!", a line\n * deletes its event; '
+              'one without a system also every other type\'s event of\n * '
+              'that name whose match takes it (dyn_event_release() asks each '
+              'type),\n * as "-:name" does for every type: '
+              '"!u:user_events/name" or\n * "-:user_events/name" deletes '
+              'this one alone.\n */\n')
     c.edit('user_event_show',
-           '\tseq_puts(m, USER_EVENTS_PREFIX);\n'
-           '\tif (ue->group->name)\n'
-           '\t\tseq_printf(m, "%s/", ue->group->name);\n'
-           '\tseq_puts(m, ue->name);\n',
-           '\tseq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->name);\n')
+           '\tif (ue->group != &user_init_group || ue->multi)\n',
+           '\tif (ue->multi)\n')
     c.edit('user_event_match',
-           '\t/* "-:name" is the default group\'s, "-:GROUP/name" a tenant '
-           'group\'s */\n'
            '\tif (!system ? ue->group != &user_init_group :\n'
-           '\t    strcmp(system, ue->class.system) &&\n'
-           '\t    (!ue->group->name || strcmp(system, ue->group->name)))\n',
+           '\t    strcmp(system, ue->class.system))\n',
            '\tif (system && strcmp(system, ue->class.system))\n')
     c.drop_param('user_events_ioctl_unreg', 'file')
     c.drop_arg('user_events_ioctl', 'user_events_ioctl_unreg', 0)
@@ -245,6 +265,17 @@ def stages(final, gone):
     c.edit('user_init_group',
            '\t.system_multi\t= USER_EVENTS_MULTI_SYSTEM,\n', '')
     c.drop_stmt('trace_events_user_init', 'user_event_sysctls')
+    c.comment('user_event_show',
+              '/*\n * "u:name[:flags] fields", the form Linux 6.4 and later '
+              'show. Written back\n * after "!", a line deletes its event, '
+              'and also every other type\'s event\n * of that name whose '
+              'match takes it (dyn_event_release() asks each\n * type), as '
+              '"-:name" does: "!u:user_events/name" or "-:user_events/name"'
+              '\n * deletes this one alone.\n */\n')
+    c.drop_stmt('user_event_show', 'multi')
+    c.edit('user_event_show',
+           '\tseq_puts(m, USER_EVENTS_PREFIX);\n\tseq_puts(m, ue->name);\n',
+           '\tseq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->name);\n')
 
     # creating: always with a status byte, so no UE_GET_* flags
     c.drop('UE_GET_SLOT')
@@ -327,7 +358,7 @@ def stages(final, gone):
     c.drop_stmt('user_event_add_trace_call', 'dyn_event_add',
                 new='\treturn 0;\n')
     c.drop_stmt('user_event_destroy', 'dyn_event_remove')
-    c.drop_section('user_event_create')
+    c.drop_section('user_system_of_command')
     c.drop_prototype('user_event_ops')
     # the early initcall keeps making the status page, without the u: command
     replace(c, 'trace_events_user_init_early',

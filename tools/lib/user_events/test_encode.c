@@ -146,6 +146,8 @@ static void test_dynamic_events(void)
 {
 	static const char text[] =
 		"u:other u8 x\n"
+		"u:user_events_g/demo u64 z\n"
+		"u:user_events_multi/demo.1 u8 w\n"
 		"u:demo2 u16 y\n"
 		"u:demo:BPF_ITER u32 count; __rel_loc char[] msg\n"
 		"p:kprobes/x do_sys_open\n";
@@ -153,11 +155,16 @@ static void test_dynamic_events(void)
 
 	ret = uec_desc_from_dynamic_events(text, "demo", &d, err, sizeof(err));
 	CHECK(!ret && !strcmp(d.text, "demo:BPF_ITER u32 count; __rel_loc char[] msg") &&
-	      d.nr_fields == 2, "dynamic_events: exact name with flags");
+	      d.nr_fields == 2, "dynamic_events: exact name with flags, the default group's");
 	CHECK(uec_desc_from_dynamic_events(text, "dem", &d, err, sizeof(err)) == -ENOENT,
 	      "dynamic_events: no prefix match");
 	ret = uec_desc_from_dynamic_events("u:solo\n", "solo", &d, err, sizeof(err));
 	CHECK(!ret && !d.nr_fields, "dynamic_events: an event without fields");
+	/* the default group's system named, as dynamic_events takes it */
+	ret = uec_desc_from_dynamic_events("u:user_events/named u32 a\n", "named", &d, err,
+					   sizeof(err));
+	CHECK(!ret && d.nr_fields == 1 && !strcmp(d.text, "named u32 a"),
+	      "dynamic_events: u:user_events/name read too");
 }
 
 static int encode(const char *desc, const char * const *assign, int n,

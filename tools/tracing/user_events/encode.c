@@ -386,18 +386,25 @@ int uec_desc_from_dynamic_events(const char *text, const char *name,
 	char desc[UEC_MAX_DESC];
 
 	for (line = text; line && *line; line = next) {
+		size_t skip = 2;
+
 		next = strchr(line, '\n');
 		llen = next ? (size_t)(next - line) : strlen(line);
 		if (next)
 			next++;
-		if (strncmp(line, "u:", 2) || strncmp(line + 2, name, nlen))
+		if (strncmp(line, "u:", 2))
 			continue;
-		if (line[2 + nlen] != ':' && line[2 + nlen] != ' ' &&
-		    line + 2 + nlen != line + llen)
+		/* "u:name"; "u:user_events/name", its system named, is that event too */
+		if (!strncmp(line + 2, "user_events/", 12))
+			skip += 12;
+		if (llen < skip + nlen || strncmp(line + skip, name, nlen))
 			continue;
-		if (llen - 2 >= sizeof(desc))
+		if (line[skip + nlen] != ':' && line[skip + nlen] != ' ' &&
+		    skip + nlen != llen)
+			continue;
+		if (llen - skip >= sizeof(desc))
 			return uec_err(err, errlen, -E2BIG, "description too long");
-		snprintf(desc, sizeof(desc), "%.*s", (int)(llen - 2), line + 2);
+		snprintf(desc, sizeof(desc), "%.*s", (int)(llen - skip), line + skip);
 		return uec_parse_desc(desc, d, err, errlen);
 	}
 	return uec_err(err, errlen, -ENOENT, "no event %s in dynamic_events", name);

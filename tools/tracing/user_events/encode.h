@@ -82,7 +82,8 @@ int uec_desc_from_format(const char *format, struct uec_desc *d, char *err,
 			 size_t errlen);
 
 /*
- * Find "u:name[:flags] fields" for @name in the text of dynamic_events.
+ * Find "u:name[:flags] fields", the line of the default group's event
+ * @name, in the text of dynamic_events ("u:user_events/name..." too).
  * Returns -ENOENT when it is not there.
  */
 int uec_desc_from_dynamic_events(const char *text, const char *name,

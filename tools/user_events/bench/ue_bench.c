@@ -508,7 +508,7 @@ static void group_teardown(void)
 {
 	close(group_ev.fd);
 	munmap((void *)group_status, getpagesize());
-	if (uet_write_file(TRACEFS "dynamic_events", "-:bench/bench_64", O_APPEND) ||
+	if (uet_write_file(TRACEFS "dynamic_events", "-:user_events_bench/bench_64", O_APPEND) ||
 	    uet_write_file(TRACEFS "user_events_groups", "!bench", O_APPEND))
 		fail("group bench: cannot remove it");
 }

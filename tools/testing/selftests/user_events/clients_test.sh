@@ -127,7 +127,7 @@ group=clients
 gdir=$tracefs/user_groups/$group
 delete_group() {
 	echo 0 > "$tracefs/events/user_events_$group/clients_cnt/enable" 2>/dev/null
-	echo "-:$group/clients_cnt" >> "$tracefs/dynamic_events" 2>/dev/null
+	echo "-:user_events_$group/clients_cnt" >> "$tracefs/dynamic_events" 2>/dev/null
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 }
 cleanup() {
@@ -393,7 +393,7 @@ check_fields bpftrace "$tmp/bpf2.out" "clients_bpf:" "${bpf_fields[@]}"
 # the event user_events_clients:clients_cnt
 delete_group
 if echo "$group" >> "$tracefs/user_events_groups" &&
-	echo "u:$group/$cnt_desc" >> "$tracefs/dynamic_events" &&
+	echo "u:user_events_$group/$cnt_desc" >> "$tracefs/dynamic_events" &&
 	[ -f "$tracefs/events/user_events_$group/clients_cnt/format" ]; then
 	pass group_create
 else

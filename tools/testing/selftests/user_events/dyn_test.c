@@ -64,12 +64,10 @@ FIXTURE_TEARDOWN(dyn)
 TEST_F(dyn, create)
 {
 	const struct ue_desc_case *c = &variant->c;
-	/* a name with a slash is "GROUP/name" here: no group of that name */
-	int bad = c->desc[strcspn(c->desc, "/: \t")] == '/' ? -ENOENT : -EINVAL;
 	char cmd[600], want[600], *all;
 
 	snprintf(cmd, sizeof(cmd), "u:%s", c->desc);
-	EXPECT_EQ(c->canonical ? 0 : bad, uet_write_file(UE_DYN, cmd, O_APPEND));
+	EXPECT_EQ(c->canonical ? 0 : -EINVAL, uet_write_file(UE_DYN, cmd, O_APPEND));
 	all = uet_read_file(UE_DYN);
 	ASSERT_NE(NULL, all);
 	if (!c->canonical) {
@@ -266,6 +264,52 @@ TEST(error_log_caret)
 	EXPECT_EQ(0, caret_under("u:9dyn_e u32 a", "9dyn_e"));
 	EXPECT_EQ(0, caret_under("u:dyn_e u32 a 4", "4"));
 	EXPECT_EQ(0, caret_under("u:dyn_e char[2000] s", "char[2000]"));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
+}
+
+/*
+ * "u:SYSTEM/name": the event's system, user_events here (a tenant group's,
+ * user_events_GROUP, in groups_test), makes the event that "u:name" makes,
+ * and dynamic_events shows it as "u:name". Any other system is refused
+ * with EINVAL and the caret under it, a multi-format system too (such
+ * events are made by DIAG_IOCSREG); a group that does not exist: ENOENT.
+ */
+TEST(system_forms)
+{
+	static const char * const bad[] = {
+		"u:user_events_multi/dyn_s u32 a", "u:kprobes/dyn_s u32 a",
+		"u:user_event/dyn_s u32 a", "u:user_eventsx/dyn_s u32 a",
+		"u:user_events_/dyn_s u32 a", "u:/dyn_s u32 a",
+		"u:user_events_a_multi/dyn_s u32 a",
+	};
+	char *log;
+	int i;
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:user_events/dyn_s u32 a", O_APPEND));
+	log = uet_read_file(UE_DYN);
+	EXPECT_TRUE(log && strstr(log, "u:dyn_s u32 a\n")) TH_LOG("%s", log);
+	EXPECT_FALSE(log && strstr(log, "u:user_events/dyn_s")) TH_LOG("%s", log);
+	free(log);
+	/* the same event, however it is named */
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:dyn_s u32 a", O_APPEND));
+	EXPECT_EQ(-EADDRINUSE, uet_write_file(UE_DYN, "u:user_events/dyn_s u64 a", O_APPEND));
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:user_events/dyn_s", O_APPEND));
+	EXPECT_EQ(0, dyn_has("dyn_s"));
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		uet_write_file(TRACEFS "error_log", "", O_TRUNC);
+		EXPECT_EQ(-EINVAL, uet_write_file(UE_DYN, bad[i], O_APPEND)) TH_LOG("%s", bad[i]);
+		EXPECT_EQ(0, dyn_has("dyn_s"));
+		log = uet_read_file(TRACEFS "error_log");
+		EXPECT_TRUE(log && strstr(log, "System not user_events nor user_events_<group>"))
+			TH_LOG("%s: %s", bad[i], log);
+		free(log);
+	}
+	EXPECT_EQ(0, caret_under("u:kprobes/dyn_s u32 a", "kprobes"));
+	EXPECT_EQ(-ENOENT, uet_write_file(UE_DYN, "u:user_events_nosuchgrp/dyn_s u32 a",
+					  O_APPEND));
 	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
 }
 

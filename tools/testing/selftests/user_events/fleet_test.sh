@@ -90,7 +90,7 @@ delete_all() {
 		echo "-:$e" >> "$tracefs/dynamic_events" 2>/dev/null
 	done
 	for e in fleet_gst fleet_gbits; do
-		echo "-:$group/$e" >> "$tracefs/dynamic_events" 2>/dev/null
+		echo "-:user_events_$group/$e" >> "$tracefs/dynamic_events" 2>/dev/null
 	done
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 }

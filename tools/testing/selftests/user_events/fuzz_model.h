@@ -31,6 +31,9 @@
 /* The grammar ------------------------------------------------------------- */
 
 #define DESC_LIMIT	511		/* description bytes, the NUL not counted */
+/* What dynamic_events shows before a default-group event's description */
+#define DYN_PREFIX	"u:"
+#define DYN_SKIP	(sizeof(DYN_PREFIX) - 1)
 #define TEXT_MAX	2048		/* generated text: longer than the limit */
 #define MAX_FIELDS	128		/* more than 511 bytes can describe */
 #define MAX_WORDS	8
@@ -375,7 +378,7 @@ static void build_canon(struct event_desc *d)
 	size_t o;
 	int i;
 
-	o = snprintf(d->canon, sizeof(d->canon), "u:%s%s%s", d->name,
+	o = snprintf(d->canon, sizeof(d->canon), DYN_PREFIX "%s%s%s", d->name,
 		     d->has_flags ? ":" : "", d->has_flags ? d->flags : "");
 	for (i = 0; i < d->nr && o < sizeof(d->canon); i++) {
 		field_canon(&d->f[i], one, sizeof(one));
@@ -448,7 +451,7 @@ static enum verdict oracle(const char *desc, struct event_desc *d)
 	d->min_size = offset - 8;
 	build_canon(d);
 	/* what dynamic_events shows must register again */
-	if (strlen(d->canon + 2) > DESC_LIMIT)
+	if (strlen(d->canon + DYN_SKIP) > DESC_LIMIT)
 		return V_E2BIG;
 	return v;
 }

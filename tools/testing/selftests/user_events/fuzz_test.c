@@ -316,7 +316,11 @@ static int dyn_cmd(const char *cmd)
 	return uet_write_file(UE_DYN, cmd, O_APPEND);
 }
 
-/* The name of a "u:" line of dynamic_events, into @name */
+/*
+ * The name of a "u:" line of dynamic_events, into @name: a default-group
+ * event's "name"; another system's event ("u:SYSTEM/name") keeps the
+ * system in it, so it is never taken for one of the default group
+ */
 static int line_name(const char *line, int len, char *name)
 {
 	int n = 0;
@@ -555,11 +559,11 @@ static void check_gone(const char *name)
 		fail("delete", "events/user_events/%s is still there after a delete", name);
 }
 
-/* Delete @e one of the four ways; returns 0 or -errno */
+/* Delete @e one of the five ways; returns 0 or -errno */
 static int delete_any(struct live *e, int *method)
 {
 	char cmd[3 * TEXT_MAX];
-	int fd, ret, m = rnd_below(4);
+	int fd, ret, m = rnd_below(5);
 
 	if (method)
 		*method = m;
@@ -575,6 +579,13 @@ static int delete_any(struct live *e, int *method)
 		break;
 	case 2:
 		snprintf(cmd, sizeof(cmd), "-:user_events/%s", e->name);
+		break;
+	case 3:
+		/* the line dynamic_events shows, written back, or with the system */
+		if (chance(50))
+			snprintf(cmd, sizeof(cmd), "!%s", e->line);
+		else
+			snprintf(cmd, sizeof(cmd), "!u:user_events/%s", e->line + DYN_SKIP);
 		break;
 	default:
 		if (chance(50) && *line_fields(e->line))
@@ -1106,11 +1117,11 @@ static char *check_event(struct live *e, struct event_desc *d)
 		fail("listing", "%s is not in dynamic_events", e->name);
 	if (strcmp(line, e->line))
 		fail("listing", "dynamic_events shows '%s', was '%s'", line, e->line);
-	if (strlen(line + 2) > DESC_LIMIT)
+	if (strlen(line + DYN_SKIP) > DESC_LIMIT)
 		fail("round trip", "canonical form over the limit (%zu > %d bytes): '%s'",
-		     strlen(line + 2), DESC_LIMIT, line);
+		     strlen(line + DYN_SKIP), DESC_LIMIT, line);
 	/* "either" names pass, as long as the parse is complete */
-	v = oracle(line + 2, d);
+	v = oracle(line + DYN_SKIP, d);
 	if (v != V_OK && v != V_ANY)
 		fail("canonical", "the canonical line '%s' is not valid to the ABI (%s)",
 		     line, verdict_names[v]);
@@ -1934,8 +1945,8 @@ static void payload_phase(struct live *e, const struct event_desc *d)
 	char filter[700], trigger[1400];
 	struct user_status_reg reg;
 
-	set_ctx("DIAG_IOCSREG (for writing)", e->line + 2);
-	ret = uet_register(fd, e->line + 2, &reg);
+	set_ctx("DIAG_IOCSREG (for writing)", e->line + DYN_SKIP);
+	ret = uet_register(fd, e->line + DYN_SKIP, &reg);
 	if (ret)
 		fail("register", "registering the live event %s: %s", e->name, err_name(ret));
 	if (reg.write_index != 0 || reg.status_index != e->sidx)
@@ -2044,9 +2055,9 @@ static void round_trip(struct live *e, const char *fmt)
 		fail("delete", "deleting %s (nothing holds it): %s", e->name, err_name(ret));
 	check_gone(e->name);
 	if (chance(50)) {
-		set_ctx("round trip through DIAG_IOCSREG", e->line + 2);
+		set_ctx("round trip through DIAG_IOCSREG", e->line + DYN_SKIP);
 		fd = open_data();
-		ret = uet_register(fd, e->line + 2, &reg);
+		ret = uet_register(fd, e->line + DYN_SKIP, &reg);
 		e->sidx = reg.status_index;
 	} else {
 		set_ctx("round trip through dynamic_events", e->line);
@@ -2357,7 +2368,7 @@ static void refs_scenario(void)
 
 	do
 		gen_desc(desc, sizeof(desc), NULL);
-	while (oracle(desc, &d) != V_OK || strlen(d.canon + 2) > DESC_LIMIT);
+	while (oracle(desc, &d) != V_OK || strlen(d.canon + DYN_SKIP) > DESC_LIMIT);
 	for (i = 0; i < n; i++) {
 		fds[i] = open_data();
 		set_ctx("DIAG_IOCSREG on several fds", desc);
@@ -2420,7 +2431,7 @@ static void many_events(void)
 		do
 			gen_desc(desc, sizeof(desc), NULL);
 		while (oracle(desc, &d) != V_OK || d.min_size > 4 ||
-		       strlen(d.canon + 2) > DESC_LIMIT);
+		       strlen(d.canon + DYN_SKIP) > DESC_LIMIT);
 		set_ctx("DIAG_IOCSREG of many events", desc);
 		ret = uet_register(fd, desc, &reg);
 		if (ret)
@@ -3148,7 +3159,7 @@ static void bits_status_reg(int fresh)
 	} else {
 		if (ev < 0)
 			return;
-		snprintf(desc, sizeof(desc), "%s", bits.ev[ev].d->canon + 2);
+		snprintf(desc, sizeof(desc), "%s", bits.ev[ev].d->canon + DYN_SKIP);
 	}
 	set_ctx("DIAG_IOCSREG (status page) of an enable-bit event", desc);
 	ret = uet_register(slot_fd(slot), desc, &reg);
@@ -3313,7 +3324,7 @@ static void bits_write(int ev)
 	if (e->gone)
 		return;
 	fd = slot_fd(WRITER);
-	snprintf(desc, sizeof(desc), "%s", e->d->canon + 2);
+	snprintf(desc, sizeof(desc), "%s", e->d->canon + DYN_SKIP);
 	t.esize = chance(50) ? 4 : 8;
 	t.size_field = t.esize;
 	pick_word(t.esize, &t.addr, &t.bit);
@@ -4447,7 +4458,7 @@ static void groups_scenario(void)
 	for (i = 0; i < n; i++) {
 		do
 			gen_desc(desc, sizeof(desc), NULL);
-		while (oracle(desc, &d) != V_OK || strlen(d.canon + 2) > DESC_LIMIT);
+		while (oracle(desc, &d) != V_OK || strlen(d.canon + DYN_SKIP) > DESC_LIMIT);
 		/* the first may have a default-group twin with the same name */
 		if (!i && chance(50)) {
 			set_ctx("DIAG_IOCSREG (default group twin)", desc);
@@ -4504,7 +4515,7 @@ static void groups_scenario(void)
 	if (made)
 		group_cmd(cmd, -EBUSY);
 	for (i = 0; i < made; i++) {
-		snprintf(cmd, sizeof(cmd), "-:%s/%s", group, names[i]);
+		snprintf(cmd, sizeof(cmd), "-:user_events_%s/%s", group, names[i]);
 		ret = uet_write_file(UE_DYN, cmd, O_APPEND);
 		if (ret)
 			fail("groups", "'%s': %s", cmd, err_name(ret));

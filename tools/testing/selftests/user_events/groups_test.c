@@ -8,6 +8,7 @@
  * was.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -94,26 +95,91 @@ static int write_two(const char *system, const char *name, int fd1, int w1,
 static const char *const fixture_groups[] = { "gta", "gtb", "gtc", "gtl", "gtx" };
 static const char *const fixture_events[] = {
 	"gsame", "giso", "gdyn", "gpass", "gst", "gbit", "gl1", "gl2", "gl3", "gx",
-	"gcli",
+	"gcli", "gwa", "gwb", "gwc", "gwd", "gwe", "gwf", "gwg",
 };
+
+/* The events of other dynamic event types that dynamic_events_lines makes */
+static const char *const other_type_events[] = {
+	"synthetic/gwa", "synthetic/gwb", "synthetic/gwc", "synthetic/gwd",
+	"synthetic/gwe", "synthetic/gwf", "synthetic/gwg",
+	"gta/gwa", "gta/gwb", "gta/gwc", "gta/gwd", "gta/gwe", "gta/gwf", "gta/gwg",
+};
+
+/*
+ * Where the line "u:[SYSTEM/]NAME[:FLAGS] [FIELDS]" of dynamic_events
+ * names an event @name or @name.<id>: a pointer to "[SYSTEM/]NAME" in it,
+ * its length in *@len; else NULL
+ */
+static const char *dyn_line_event(const char *line, const char *name, size_t *len)
+{
+	const char *ev = line + 2, *base, *slash;
+	size_t n = strlen(name);
+
+	if (strncmp(line, "u:", 2))
+		return NULL;
+	*len = strcspn(ev, ":\n ");
+	slash = memchr(ev, '/', *len);
+	base = slash ? slash + 1 : ev;
+	if ((size_t)(ev + *len - base) < n || strncmp(base, name, n) ||
+	    (base + n != ev + *len && base[n] != '.'))
+		return NULL;
+	return ev;
+}
+
+/* The line of dynamic_events that shows @name (or @name.<id>), malloc()ed */
+static char *dyn_line(const char *name)
+{
+	char *all = uet_read_file(UE_DYN), *line, *save = NULL, *found = NULL;
+	size_t len;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		if (dyn_line_event(line, name, &len))
+			found = strdup(line);
+	free(all);
+	return found;
+}
+
+/*
+ * "-:SYSTEM/NAME" for the event of @line, found by dyn_line(@name), into
+ * @cmd: the default group's line has no system, user_events is its system
+ */
+static void dyn_delete_cmd(char *cmd, size_t size, const char *line, const char *name)
+{
+	size_t len;
+	const char *ev = dyn_line_event(line, name, &len);
+
+	snprintf(cmd, size, "-:%s%.*s", memchr(ev, '/', len) ? "" : "user_events/",
+		 (int)len, ev);
+}
+
+/* Delete every user event @name or @name.<id>, by its system and name */
+static void dyn_delete_named(const char *name)
+{
+	char *line, cmd[600];
+	int tries;
+
+	for (tries = 0; tries < 8 && (line = dyn_line(name)); tries++) {
+		dyn_delete_cmd(cmd, sizeof(cmd), line, name);
+		dyn_cmd(cmd);
+		free(line);
+	}
+}
 
 static void cleanup_groups(void)
 {
 	char cmd[128];
-	size_t i, j;
+	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(fixture_events); i++)
+		dyn_delete_named(fixture_events[i]);
+	for (i = 0; i < ARRAY_SIZE(other_type_events); i++) {
+		snprintf(cmd, sizeof(cmd), "-:%s", other_type_events[i]);
+		dyn_cmd(cmd);
+	}
 	for (i = 0; i < ARRAY_SIZE(fixture_groups); i++) {
-		for (j = 0; j < ARRAY_SIZE(fixture_events); j++) {
-			snprintf(cmd, sizeof(cmd), "-:%s/%s", fixture_groups[i],
-				 fixture_events[j]);
-			dyn_cmd(cmd);
-		}
 		snprintf(cmd, sizeof(cmd), "!%s", fixture_groups[i]);
 		grp_cmd(cmd);
-	}
-	for (j = 0; j < ARRAY_SIZE(fixture_events); j++) {
-		snprintf(cmd, sizeof(cmd), "-:%s", fixture_events[j]);
-		dyn_cmd(cmd);
 	}
 }
 
@@ -220,6 +286,92 @@ TEST_F(grp, needs_capability)
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gta "));
 }
 
+/*
+ * And in the opener: an fd of user_events_groups that uid 65534 opened (the
+ * file's mode widened) makes and removes nothing when a process with
+ * CAP_PERFMON writes it, as when a privileged program is handed such an fd
+ * as its standard output. The same process makes a group through an fd it
+ * opened itself.
+ */
+TEST_F(grp, opener_needs_capability)
+{
+	struct stat top, file;
+	int status = -1;
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(TRACEFS, &top));
+	ASSERT_EQ(0, stat(UE_GROUPS, &file));
+	ASSERT_EQ(0, chmod(TRACEFS, 0755));
+	ASSERT_EQ(0, chmod(UE_GROUPS, 0666));
+	pid = fork();
+	if (!pid) {
+		int fd, own;
+
+		/* the effective capabilities go with the effective uid 0 */
+		if (seteuid(65534))
+			_exit(100);
+		fd = open(UE_GROUPS, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			_exit(101);
+		if (seteuid(0))
+			_exit(102);
+		if (write(fd, "gtc", 3) >= 0 || errno != EPERM)
+			_exit(103);
+		if (write(fd, "!gta", 4) >= 0 || errno != EPERM)
+			_exit(104);
+		own = open(UE_GROUPS, O_WRONLY | O_APPEND);
+		if (own < 0 || write(own, "gtx", 3) != 3)
+			_exit(105);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	chmod(UE_GROUPS, file.st_mode & 07777);
+	chmod(TRACEFS, top.st_mode & 07777);
+	ASSERT_LT(0, pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d failed", WEXITSTATUS(status) - 100);
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc "));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gta "));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx "));
+}
+
+/*
+ * A group's name is ASCII letters and digits: any other byte in it (the
+ * kernel's isalnum() takes Latin-1 letters such as 0xe9) is refused with
+ * EINVAL, and no group nor directory is made
+ */
+TEST_F(grp, ascii_names_only)
+{
+	char *before = uet_read_file(UE_GROUPS), *after, name[8], cmd[16];
+	struct stat st;
+	int c, ret;
+
+	ASSERT_NE(NULL, before);
+	for (c = 1; c < 256; c++) {
+		/* a line break ends a command, '#' starts a comment */
+		if ((c < 128 && isalnum(c)) || c == '\n' || c == '#')
+			continue;
+		snprintf(name, sizeof(name), "gt%cz", c);
+		ret = grp_cmd(name);
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("byte %#x", c);
+		EXPECT_NE(0, stat(grp_path(name, "user_events_data"), &st))
+			TH_LOG("byte %#x made a directory", c);
+		if (!ret) {
+			snprintf(cmd, sizeof(cmd), "!%s", name);
+			grp_cmd(cmd);
+		}
+	}
+	/* the same command with ASCII letters is fine */
+	EXPECT_EQ(0, grp_cmd("gtcz"));
+	EXPECT_EQ(0, grp_cmd("!gtcz"));
+	after = uet_read_file(UE_GROUPS);
+	ASSERT_NE(NULL, after);
+	EXPECT_STREQ(before, after);
+	free(before);
+	free(after);
+}
+
 /* One name in two groups and the default, with other fields each: three events */
 TEST_F(grp, same_name_other_fields)
 {
@@ -240,8 +392,8 @@ TEST_F(grp, same_name_other_fields)
 	EXPECT_EQ(0, uet_trace_count("b=9"));
 	/* each listing shows its own */
 	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gsame\n"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gta/gsame u32 a\n"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gtb/gsame u32 b\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gta/gsame u32 a\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gtb/gsame u32 b\n"));
 	EXPECT_EQ(1, file_has(UE_DYN, "u:gsame u64 c\n"));
 }
 
@@ -391,7 +543,7 @@ TEST_F(grp, busy_while_used)
 	/* a status-page event stays until deleted, and keeps the group */
 	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx max=1024 events=1\n"));
-	ASSERT_EQ(0, dyn_cmd("-:gtx/gx"));
+	ASSERT_EQ(0, dyn_cmd("-:user_events_gtx/gx"));
 	EXPECT_EQ(0, grp_cmd("!gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
 }
@@ -414,24 +566,208 @@ TEST_F(grp, removed_group_gone)
 	close(dir);
 }
 
-/* dynamic_events addresses a group's event as GROUP/name */
+/*
+ * dynamic_events addresses a group's event by its system,
+ * user_events_GROUP/name; the group's name alone is no system of ours
+ */
 TEST_F(grp, dynamic_events_group_form)
 {
-	ASSERT_EQ(0, dyn_cmd("u:gta/gdyn u32 x"));
+	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gdyn u32 x"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
 	EXPECT_FALSE(uet_event_exists("user_events", "gdyn"));
-	EXPECT_EQ(1, file_has(UE_DYN, "u:gta/gdyn u32 x\n"));
+	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gta/gdyn u32 x\n"));
 	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gdyn\n"));
 	/* the default group's name is another event */
 	EXPECT_EQ(-ENOENT, dyn_cmd("-:gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:gtb/gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("u:nosuch/gdyn u32 x"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events_gtb/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:gta/gdyn"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("!u:gta/gdyn u32 x"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("u:user_events_nosuch/gdyn u32 x"));
+	EXPECT_EQ(-EINVAL, dyn_cmd("u:gtb/gdyn u32 x"));
+	EXPECT_EQ(-EINVAL, dyn_cmd("u:user_events_gta_multi/gdyn u32 x"));
+	EXPECT_FALSE(uet_event_exists("user_events_gtb", "gdyn"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
-	EXPECT_EQ(0, dyn_cmd("!u:gta/gdyn u32 x"));
+	EXPECT_EQ(0, dyn_cmd("!u:user_events_gta/gdyn u32 x"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
-	ASSERT_EQ(0, dyn_cmd("u:gta/gdyn u32 x"));
+	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gdyn u32 x"));
 	EXPECT_EQ(0, dyn_cmd("-:user_events_gta/gdyn"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
+}
+
+/*
+ * Events of other dynamic event types named @name where a system-less or
+ * group-named command could reach them: a synthetic event @name, and a
+ * uprobe @name (on this program) in a system named like the group gta;
+ * 0 or -errno
+ */
+static int make_other_types(const char *name)
+{
+	char cmd[4400], exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int ret;
+
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "s:%s u64 v", name);
+	ret = dyn_cmd(cmd);
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "p:gta/%s %s:0x0", name, exe);
+	return dyn_cmd(cmd);
+}
+
+/* How many of make_other_types()'s two events exist */
+static int other_types_left(const char *name)
+{
+	return uet_event_exists("synthetic", name) + uet_event_exists("gta", name);
+}
+
+/*
+ * Register @desc in group gta (@group) or the default group, through an fd
+ * closed again: an event that stays, idle, until deleted. With @multi,
+ * multi-format (and persistent, since the enable-bit ABI makes those).
+ */
+static int register_kept(int group, const char *desc, int multi)
+{
+	int fd = group ? grp_open("gta") : open(UE_DATA, O_RDWR), ret;
+	struct user_status_reg r;
+	static __u32 word;
+
+	if (fd < 0)
+		return -errno;
+	if (!multi) {
+		ret = uet_register(fd, desc, &r);
+	} else {
+		ret = uet_register_bits(fd, desc, &word, 4, 0, USER_EVENT_REG_MULTI_FORMAT |
+					USER_EVENT_REG_PERSIST, NULL);
+		ret = ret ?: uet_unregister_bits(fd, &word, 0);
+	}
+	close(fd);
+	return ret;
+}
+
+/* Delete make_other_types()'s events of @name, those that are left */
+static void delete_other_types(const char *name)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "-:synthetic/%s", name);
+	dyn_cmd(cmd);
+	snprintf(cmd, sizeof(cmd), "-:gta/%s", name);
+	dyn_cmd(cmd);
+}
+
+/*
+ * The lines dynamic_events shows for user events, written back. The default
+ * group's events show as "u:name[:flags] fields", the form of Linux 6.4 and
+ * later (an ABI); a tenant group's and multi-format events with their
+ * system, "u:user_events_gta/name" and "u:user_events[_gta]_multi/name.<id>".
+ * After "!", a line with a system deletes that event and nothing else: not
+ * a synthetic event of the same name, nor a uprobe of that name in a system
+ * named like the group; so does "!u:user_events/" and the rest of a default
+ * group's line. That line as shown deletes its event too (and, as "-:name"
+ * does for every type, any other type's event of that name whose match
+ * takes it). Written back as it is, a line makes the same event again (a
+ * multi-format event is made by DIAG_IOCSREG alone: EINVAL). The group's
+ * name is not a system of user_events: -:gta/name is the uprobe's.
+ */
+TEST_F(grp, dynamic_events_lines)
+{
+	static const struct {
+		const char *name, *desc, *system;
+		int group, multi;
+	} c[] = {
+		{ "gwa", "gwa u32 a; char[4] b", NULL, 0, 0 },
+		{ "gwb", "gwb", NULL, 0, 0 },
+		{ "gwc", "gwc:BPF_ITER u32 a", NULL, 0, 0 },
+		{ "gwd", "gwd u32 a", "user_events_gta", 1, 0 },
+		{ "gwe", "gwe", "user_events_gta", 1, 0 },
+		{ "gwf", "gwf u32 a", "user_events_multi", 0, 1 },
+		{ "gwg", "gwg u64 b", "user_events_gta_multi", 1, 1 },
+	};
+	char cmd[700], want[128], *line, *again;
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi))
+			TH_LOG("%s", c[i].desc);
+		line = dyn_line(c[i].name);
+		ASSERT_NE(NULL, line) TH_LOG("%s is not in dynamic_events", c[i].name);
+		if (c[i].system)
+			snprintf(want, sizeof(want), "u:%s/%s", c[i].system, c[i].name);
+		else
+			snprintf(want, sizeof(want), "u:%s", c[i].name);
+		n = strlen(want);
+		EXPECT_TRUE(!strncmp(line, want, n) &&
+			    (c[i].system || !line[n] || line[n] == ' ' || line[n] == ':'))
+			TH_LOG("'%s' does not start with '%s'", line, want);
+		ASSERT_EQ(0, make_other_types(c[i].name));
+
+		if (!c[i].system) {
+			/* with its system, the default group's line deletes ours alone */
+			snprintf(cmd, sizeof(cmd), "!u:user_events/%s", line + 2);
+			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			again = dyn_line(c[i].name);
+			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+			free(again);
+			EXPECT_EQ(2, other_types_left(c[i].name))
+				TH_LOG("%s deleted another type's", cmd);
+			ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi));
+		}
+
+		/* the line as a deletion */
+		snprintf(cmd, sizeof(cmd), "!%s", line);
+		EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+		again = dyn_line(c[i].name);
+		EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+		free(again);
+		if (c[i].system) {
+			EXPECT_EQ(2, other_types_left(c[i].name))
+				TH_LOG("%s deleted another type's", cmd);
+		} else {
+			/* another type's may have gone with it: made again */
+			delete_other_types(c[i].name);
+			ASSERT_EQ(0, make_other_types(c[i].name));
+		}
+
+		/* the line as a creation */
+		if (!c[i].multi) {
+			EXPECT_EQ(0, dyn_cmd(line)) TH_LOG("%s", line);
+		} else {
+			EXPECT_EQ(-EINVAL, dyn_cmd(line)) TH_LOG("%s", line);
+			EXPECT_EQ(NULL, dyn_line(c[i].name));
+			ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi));
+		}
+		again = dyn_line(c[i].name);
+		EXPECT_NE(NULL, again);
+		if (again && !c[i].multi)
+			EXPECT_STREQ(line, again);
+
+		/* -:name of the other types' system deletes theirs alone */
+		if (c[i].group) {
+			snprintf(cmd, sizeof(cmd), "-:gta/%s", c[i].name);
+			EXPECT_EQ(0, dyn_cmd(cmd));
+			EXPECT_FALSE(uet_event_exists("gta", c[i].name));
+			free(again);
+			again = dyn_line(c[i].name);
+			EXPECT_NE(NULL, again) TH_LOG("%s deleted the user event", cmd);
+		}
+
+		/* -:SYSTEM/NAME, user_events the default group's system */
+		if (again) {
+			dyn_delete_cmd(cmd, sizeof(cmd), again, c[i].name);
+			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			free(again);
+			again = dyn_line(c[i].name);
+			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+			free(again);
+		}
+		EXPECT_EQ(c[i].group ? 1 : 2, other_types_left(c[i].name))
+			TH_LOG("%s deleted another type's", cmd);
+		free(line);
+	}
 }
 
 /*
@@ -532,13 +868,13 @@ TEST_F(grp, remove_races_registration)
 		if (!ret)
 			bad += write_u32(fd, r.write_index, i) != 0;
 		close(fd);
-		ret = dyn_cmd("-:gtx/gx");
+		ret = dyn_cmd("-:user_events_gtx/gx");
 		bad += ret && ret != -ENOENT && ret != -EBUSY;
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, bad);
-	dyn_cmd("-:gtx/gx");
+	dyn_cmd("-:user_events_gtx/gx");
 	grp_cmd("!gtx");
 	EXPECT_EQ(0, file_has(UE_GROUPS, "gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
@@ -672,7 +1008,7 @@ static void container_cli(struct __test_metadata *_metadata, int userns)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "giso u32 x", &r));
 	close(fd);
-	ASSERT_EQ(0, dyn_cmd("u:gta/gcli u32 x"));
+	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gcli u32 x"));
 	ASSERT_EQ(0, chown_group("gta", 65534));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 1));
 	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out), userns)) TH_LOG("%s", out);
