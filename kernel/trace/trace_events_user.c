@@ -1666,6 +1666,7 @@ static bool user_event_unused(struct user_event *ue)
 
 static void user_event_reap_fn(struct work_struct *work);
 static DECLARE_WORK(user_event_reap_work, user_event_reap_fn);
+static void user_event_mm_drop_released(bool reap);
 
 /* Hook one consumer's probe on or off; @users counts that kind */
 static int user_event_attach(struct user_event *ue, void *probe, void *data,
@@ -1953,6 +1954,8 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	ret = user_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
+	/* an event that exited processes held is gone, as after their exit */
+	user_event_mm_drop_released(true);
 	if (how & UE_GET_MULTI)
 		ue = user_event_find_multi(g, &d);
 	else
@@ -1978,6 +1981,7 @@ static int user_event_destroy(struct user_event *ue)
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
+	user_event_mm_drop_released(false);
 	if (refcount_read(&ue->refs) != 1)
 		return -EBUSY;
 	ret = trace_remove_event_call(&ue->call);
@@ -2092,6 +2096,8 @@ static bool user_event_is_busy(struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
 
+	/* dynamic_events walks the events: none goes meanwhile */
+	user_event_mm_drop_released(false);
 	return refcount_read(&ue->refs) != 1 || user_event_status(ue);
 }
 
@@ -2169,6 +2175,8 @@ struct user_event_mm {
 	unsigned int		nr_enablers;
 	/* one while listed, one per queued fault work */
 	refcount_t		refs;
+	/* on user_event_mms_released once its memory went, until dropped */
+	struct llist_node	released;
 	struct work_struct	free_work;
 	/* user_event_mm_find() may still be walking past it once unlisted */
 	struct rcu_head		rcu;
@@ -2208,6 +2216,11 @@ struct user_enabler_fault {
 /* Each address space's struct user_event_mm by its mm_struct; RCU to read */
 static DEFINE_HASHTABLE(user_event_mms, 8);
 static DEFINE_SPINLOCK(user_event_mm_lock);
+
+/* Those whose memory went, their enablers not dropped yet: event_mutex does */
+static LLIST_HEAD(user_event_mms_released);
+static void user_event_mm_drop_fn(struct work_struct *work);
+static DECLARE_WORK(user_event_mm_drop_work, user_event_mm_drop_fn);
 
 /* Unregistering the notifier waits for its readers: not in exit() */
 static void user_event_mm_free_work(struct work_struct *work)
@@ -2623,32 +2636,85 @@ static int user_enabler_watch(struct user_enabler *e,
 	return -EFAULT;
 }
 
-/* Unlink and free @e; its event goes if nothing else refers to it */
-static void user_enabler_remove(struct user_enabler *e)
+/* Unlink and free @e: the reference it held on its event is the caller's */
+static struct user_event *user_enabler_unlink(struct user_enabler *e)
 {
+	struct user_event *ue = e->ue;
+
 	lockdep_assert_held(&event_mutex);
 	scoped_guard(mutex, &e->umm->lock) {
 		list_del_rcu(&e->mm_link);
 		e->umm->nr_enablers--;
-		scoped_guard(mutex, &e->ue->enablers_lock)
+		scoped_guard(mutex, &ue->enablers_lock)
 			list_del(&e->event_link);
 	}
-	user_event_put(e->ue);
 	kfree_rcu(e, rcu);
+	return ue;
+}
+
+/* Unlink and free @e; its event goes if nothing else refers to it */
+static void user_enabler_remove(struct user_enabler *e)
+{
+	user_event_put(user_enabler_unlink(e));
+}
+
+/*
+ * Drop the enablers of the memories released since (user_event_mm_release()):
+ * from the worker, and first thing wherever an event's references are
+ * counted or its name looked up, so that an event they held is free to be
+ * deleted or registered anew as soon as the process has been waited for,
+ * as if its exit had dropped them. @reap: an event nothing refers to any
+ * more goes now, else from the reaper (the caller may be walking the
+ * events: dynamic_events).
+ */
+static void user_event_mm_drop_released(bool reap)
+{
+	struct user_event_mm *umm, *next;
+	struct user_enabler *e, *tmp;
+	struct llist_node *list;
+	struct user_event *ue;
+
+	lockdep_assert_held(&event_mutex);
+	if (llist_empty(&user_event_mms_released))
+		return;
+	list = llist_del_all(&user_event_mms_released);
+	llist_for_each_entry_safe(umm, next, list, released) {
+		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link) {
+			ue = user_enabler_unlink(e);
+			if (reap) {
+				user_event_put(ue);
+				continue;
+			}
+			/* the event's own reference stays: never 0 */
+			refcount_dec(&ue->refs);
+			if (user_event_unused(ue))
+				schedule_work(&user_event_reap_work);
+		}
+		user_event_mm_put(umm);
+	}
+}
+
+static void user_event_mm_drop_fn(struct work_struct *work)
+{
+	guard(mutex)(&event_mutex);
+	user_event_mm_drop_released(true);
 }
 
 /*
  * The memory is going: its last user exited or exec()ed (exit_mmap()), or
- * @umm was never listed and its notifier is being unregistered. Drop the
- * bits, now: nothing writes them again, and an event they kept can be
- * deleted as soon as the process has been waited for. Sleeps, as release
- * may (SRCU); called once per listing.
+ * @umm was never listed and its notifier is being unregistered. Nothing
+ * writes its bits again: a write takes the memory with mmget_not_zero(),
+ * which fails from now on. The enablers are dropped under event_mutex, which
+ * this must not take: the last mmput() may be anyone's, under any tracing
+ * lock (uprobes' register_for_each_vma() holds event_mutex and
+ * dup_mmap_sem, a trace_pipe reader's user stack trace trace_event_sem).
+ * So it only unlists @umm and hands it on; a spinlock is all it takes.
+ * Called once per listing.
  */
 static void user_event_mm_release(struct mmu_notifier *mn,
 				  struct mm_struct *mm)
 {
 	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
-	struct user_enabler *e, *tmp;
 
 	scoped_guard(spinlock, &user_event_mm_lock) {
 		if (hlist_unhashed(&umm->node))
@@ -2656,10 +2722,9 @@ static void user_event_mm_release(struct mmu_notifier *mn,
 		/* and unhashed: no second release */
 		hash_del_rcu(&umm->node);
 	}
-	scoped_guard(mutex, &event_mutex)
-		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link)
-			user_enabler_remove(e);
-	user_event_mm_put(umm);
+	/* its listing's reference goes with the enablers */
+	llist_add(&umm->released, &user_event_mms_released);
+	queue_work(system_unbound_wq, &user_event_mm_drop_work);
 }
 
 /*
@@ -3087,6 +3152,7 @@ static long user_events_ioctl_del(struct file *file, const char __user *uname)
 	if (IS_ERR(name))
 		return PTR_ERR(no_free_ptr(name));
 	guard(mutex)(&event_mutex);
+	user_event_mm_drop_released(true);
 	ue = user_event_find(ufd->group, name);
 	if (!ue)
 		return -ENOENT;
@@ -3537,6 +3603,7 @@ static int user_group_remove(const char *name, size_t len)
 	struct user_event_group *g;
 
 	lockdep_assert_held(&event_mutex);
+	user_event_mm_drop_released(true);
 	g = user_group_find(name, len);
 	if (!g)
 		return -ENOENT;

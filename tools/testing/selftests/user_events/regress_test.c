@@ -13,7 +13,9 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <linux/fuse.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -1417,6 +1419,497 @@ TEST_F_TIMEOUT(slow, memcg_charged, 600)
 	rmdir(CG);
 	umount(CG_ROOT);
 	rmdir(CG_ROOT);
+}
+
+/* Windows held open by the test ----------------------------------------- */
+
+/*
+ * A bound of a wait for the kernel: @base_ms times USER_EVENTS_TIMEOUT_SCALE
+ * (a positive number, 1 when unset), the factor of every time bound here
+ */
+static long rg_scaled_ms(long base_ms)
+{
+	const char *env = getenv("USER_EVENTS_TIMEOUT_SCALE");
+	double f = env && *env ? strtod(env, NULL) : 1;
+
+	return (long)(base_ms * (f > 0 ? f : 1)) + 1;
+}
+
+/* Wait up to rg_scaled_ms(@base_ms) for @fd to be readable; 1 if it is */
+static int rg_wait_readable(int fd, long base_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long long end = now_us() + rg_scaled_ms(base_ms) * 1000LL, left;
+	int n;
+
+	while ((left = end - now_us()) > 0) {
+		n = poll(&p, 1, (int)(left / 1000) + 1);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return 0;
+	}
+	return 0;
+}
+
+/* Wait up to rg_scaled_ms(@base_ms) for child @pid to exit; its status or -1 */
+static int rg_wait_pid(pid_t pid, long base_ms)
+{
+	long long end = now_us() + rg_scaled_ms(base_ms) * 1000LL;
+	int status;
+
+	do {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid)
+			return status;
+		if (got < 0)
+			return -1;
+		usleep(1000);
+	} while (now_us() < end);
+	return -1;
+}
+
+/* Wait up to rg_scaled_ms(@base_ms) for user event @name to be gone; 1 if it is */
+static int rg_wait_gone(const char *name, long base_ms)
+{
+	long long end = now_us() + rg_scaled_ms(base_ms) * 1000LL;
+
+	while (uet_event_exists("user_events", name) && now_us() < end)
+		usleep(1000);
+	return !uet_event_exists("user_events", name);
+}
+
+/* Where task @pid is in the kernel (/proc/PID/stack), into the test's log */
+static void rg_log_stack(struct __test_metadata *_metadata, const char *who, pid_t pid)
+{
+	char path[64], *text;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	text = uet_read_file(path);
+	TH_LOG("%s (%d) is at:\n%s", who, pid, text ? text : "(unknown)");
+	free(text);
+}
+
+/*
+ * A file system of one file, "text", of RG_FUSE_PAGES pages of x86 NOPs,
+ * served by a thread of the test through /dev/fuse: its reads wait for the
+ * test when it says so. A READ of page 1 while armed is not answered until
+ * rg_fuse_release(): what reads it (uprobes copying the probed instruction
+ * as it installs the first breakpoint) waits meanwhile.
+ */
+#define RG_FUSE_DIR	"/tmp/rg_fuse"
+#define RG_FUSE_FILE	RG_FUSE_DIR "/text"
+#define RG_FUSE_PAGES	2
+#define RG_FUSE_NODE	2	/* the file's node id; the root's is 1 */
+
+struct rg_fuse {
+	int fd;			/* /dev/fuse */
+	long page;
+	pthread_t thread;
+	pthread_mutex_t reply_lock;	/* replies come from two threads */
+	int armed;		/* __atomic */
+	int held[2];		/* a pipe: a byte when a READ is held */
+	__u64 held_unique;
+	__u32 held_size;
+	int running;
+};
+
+static int rg_fuse_reply(struct rg_fuse *f, __u64 unique, int err, const void *body,
+			 size_t len)
+{
+	struct fuse_out_header h = {
+		.len = sizeof(h) + (err ? 0 : len),
+		.error = err,
+		.unique = unique,
+	};
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)body, err ? 0 : len } };
+	ssize_t n;
+
+	pthread_mutex_lock(&f->reply_lock);
+	n = writev(f->fd, iov, 2);
+	pthread_mutex_unlock(&f->reply_lock);
+	return n == (ssize_t)h.len ? 0 : -1;
+}
+
+static void rg_fuse_attr(struct rg_fuse *f, __u64 node, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = node;
+	a->blksize = 4096;
+	if (node == 1) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+	} else {
+		a->mode = S_IFREG | 0755;
+		a->nlink = 1;
+		a->size = RG_FUSE_PAGES * f->page;
+		a->blocks = a->size / 512;
+	}
+}
+
+/* The bytes of a read of @size at @off (NOPs), clipped to the file's end */
+static int rg_fuse_read_reply(struct rg_fuse *f, __u64 unique, __u64 off, __u32 size)
+{
+	static unsigned char nops[RG_FUSE_PAGES * 65536];
+	__u64 end = RG_FUSE_PAGES * f->page;
+
+	memset(nops, 0x90, sizeof(nops));
+	if (off >= end)
+		size = 0;
+	else if (size > end - off)
+		size = end - off;
+	return rg_fuse_reply(f, unique, 0, nops, size);
+}
+
+static void *rg_fuse_serve(void *arg)
+{
+	static char buf[FUSE_MIN_READ_BUFFER + 128 * 1024];
+	struct rg_fuse *f = arg;
+	struct fuse_in_header *in = (void *)buf;
+	void *req = in + 1;
+
+	for (;;) {
+		ssize_t n = read(f->fd, buf, sizeof(buf));
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		/* ENODEV once unmounted */
+		if (n < (ssize_t)sizeof(*in))
+			return NULL;
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			const struct fuse_init_in *i = req;
+			struct fuse_init_out o = {
+				.major = FUSE_KERNEL_VERSION,
+				.minor = FUSE_KERNEL_MINOR_VERSION,
+				.max_readahead = i->max_readahead,
+				.max_background = 4,
+				.congestion_threshold = 2,
+				.max_write = 4096,
+				.time_gran = 1,
+			};
+
+			rg_fuse_reply(f, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out e = {
+				.nodeid = RG_FUSE_NODE,
+				.generation = 1,
+				.entry_valid = 3600,
+				.attr_valid = 3600,
+			};
+
+			if (in->nodeid != 1 || strcmp(req, "text")) {
+				rg_fuse_reply(f, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			rg_fuse_attr(f, RG_FUSE_NODE, &e.attr);
+			rg_fuse_reply(f, in->unique, 0, &e, sizeof(e));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out a = { .attr_valid = 3600 };
+
+			rg_fuse_attr(f, in->nodeid, &a.attr);
+			rg_fuse_reply(f, in->unique, 0, &a, sizeof(a));
+			break;
+		}
+		case FUSE_OPEN:
+		case FUSE_OPENDIR: {
+			struct fuse_open_out o = { .fh = 1 };
+
+			rg_fuse_reply(f, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_READ: {
+			const struct fuse_read_in *r = req;
+			char c = 0;
+
+			if (__atomic_load_n(&f->armed, __ATOMIC_ACQUIRE) &&
+			    r->offset == (__u64)f->page) {
+				/* answered by rg_fuse_release() */
+				__atomic_store_n(&f->armed, 0, __ATOMIC_RELAXED);
+				f->held_unique = in->unique;
+				f->held_size = r->size;
+				if (write(f->held[1], &c, 1) == 1)
+					break;
+			}
+			rg_fuse_read_reply(f, in->unique, r->offset, r->size);
+			break;
+		}
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_RELEASEDIR:
+			rg_fuse_reply(f, in->unique, 0, NULL, 0);
+			break;
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;
+		default:
+			/* not needed here (access(), xattrs...): refused */
+			rg_fuse_reply(f, in->unique, -EOPNOTSUPP, NULL, 0);
+		}
+	}
+}
+
+/* Mount it at RG_FUSE_DIR and serve it; 0, or a reason it cannot be */
+static const char *rg_fuse_start(struct rg_fuse *f)
+{
+	char opts[128];
+
+	memset(f, 0, sizeof(*f));
+	f->page = getpagesize();
+	pthread_mutex_init(&f->reply_lock, NULL);
+	if (pipe(f->held))
+		return "pipe";
+	f->fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (f->fd < 0)
+		return "no /dev/fuse (CONFIG_FUSE_FS)";
+	mkdir(RG_FUSE_DIR, 0755);
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", f->fd);
+	if (mount("rg_fuse", RG_FUSE_DIR, "fuse", MS_NOSUID | MS_NODEV, opts))
+		return "mount of a FUSE file system failed";
+	if (pthread_create(&f->thread, NULL, rg_fuse_serve, f))
+		return "pthread_create";
+	f->running = 1;
+	return NULL;
+}
+
+/* Answer the READ held, which the test saw come (a byte on f->held) */
+static int rg_fuse_release(struct rg_fuse *f)
+{
+	return rg_fuse_read_reply(f, f->held_unique, f->page, f->held_size);
+}
+
+static void rg_fuse_stop(struct rg_fuse *f)
+{
+	if (umount2(RG_FUSE_DIR, 0))
+		umount2(RG_FUSE_DIR, MNT_DETACH);
+	if (f->running)
+		pthread_join(f->thread, NULL);
+	close(f->fd);
+	close(f->held[0]);
+	close(f->held[1]);
+	rmdir(RG_FUSE_DIR);
+}
+
+/* A process that waits for a byte on @cmd, then does what it says */
+struct rg_proc {
+	pid_t pid;
+	int cmd, reply;		/* the parent's ends */
+};
+
+/*
+ * Fork one: it maps @len bytes of @fd (on @f) at @off for reading and execution
+ * (where a uprobe can be), runs @setup (0 or an exit code), says 'r' and
+ * then, per byte read: 'x' exits, 'b' answers with the first byte of the
+ * page at @off (0xcc once a breakpoint is there)
+ */
+static int rg_proc_start(struct rg_proc *p, struct rg_fuse *f, int fd, long len, long off,
+			 int (*setup)(void))
+{
+	int to[2], from[2];
+	char c;
+
+	if (pipe(to) || pipe(from))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (!p->pid) {
+		unsigned char *m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
+		int ret = m == MAP_FAILED ? 20 : setup ? setup() : 0;
+
+		/* the server's alone: the file system goes with the test */
+		close(f->fd);
+		close(to[1]);
+		close(from[0]);
+		if (ret)
+			_exit(ret);
+		c = 'r';
+		if (write(from[1], &c, 1) != 1)
+			_exit(21);
+		while (read(to[0], &c, 1) == 1) {
+			if (c == 'x')
+				_exit(0);
+			c = __atomic_load_n(m + (off ? 0 : getpagesize()), __ATOMIC_RELAXED);
+			if (write(from[1], &c, 1) != 1)
+				_exit(21);
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	p->cmd = to[1];
+	p->reply = from[0];
+	/* its 'r', or its exit */
+	if (!rg_wait_readable(p->reply, 30000) || read(p->reply, &c, 1) != 1 || c != 'r')
+		return -1;
+	return 0;
+}
+
+/* Send @c; for 'b', the byte it answers (or -1) */
+static int rg_proc_say(struct rg_proc *p, char c)
+{
+	unsigned char got;
+
+	if (write(p->cmd, &c, 1) != 1)
+		return -1;
+	if (c != 'b')
+		return 0;
+	if (!rg_wait_readable(p->reply, 30000) || read(p->reply, &got, 1) != 1)
+		return -1;
+	return got;
+}
+
+static void rg_proc_end(struct rg_proc *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	close(p->cmd);
+	close(p->reply);
+}
+
+/* The exiting process's enable bit, in its copy of this .bss */
+static __u32 rg_exit_word;
+
+/* What the process that exits in exit_during_uprobe_enable registers */
+static int rg_exit_setup(void)
+{
+	int fd = open(UE_DATA, O_RDWR), ret;
+
+	if (fd < 0)
+		return 22;
+	ret = uet_register_bits(fd, "rg_exitup_ev u32 a", &rg_exit_word, 4, 0, 0, NULL);
+	/*
+	 * Only the enabler keeps the event from now on; and the exit closes
+	 * no fd of user_events_data, whose release waits for event_mutex
+	 */
+	close(fd);
+	return ret ? 22 : 0;
+}
+
+#define RG_UPROBE	"rg_exitup"
+#define RG_UPROBE_EN	TRACEFS "events/uprobes/" RG_UPROBE "/enable"
+
+/*
+ * Failure: the exit of a process that used the enable-bit ABI, while an
+ * administrator enabled a uprobe on a file it mapped, hung tracing. The
+ * release of its memory, by whoever drops the last reference, dropped its
+ * enablers under event_mutex: here uprobes' register_for_each_vma(), which
+ * holds each memory that maps the file (mmget()) from the start of its walk
+ * until it is done with that one, and runs under event_mutex (the enable's)
+ * and dup_mmap_sem. Taking event_mutex again there is a self-deadlock:
+ * the enable never returns, and every later fork() waits on dup_mmap_sem.
+ *
+ * The window is held open, not raced: the file is served by the test
+ * (FUSE). Two processes map it, T from offset 0 and B from page 1 (where
+ * the probe is), so that uprobes' walk (which takes the mappings in the
+ * order of their offsets, and does the last one first) does B first and T
+ * last. At B it copies the probed instruction from the file: a READ the
+ * test holds. When that READ comes, every memory is held, so T exits (its
+ * enable bit registered) and is waited for: its memory lives on, held by
+ * the walk alone, and its event with it. Then the READ is answered: the
+ * walk installs B's breakpoint, then T's, and drops T's memory, the last
+ * reference: its release runs in the enabling task, under event_mutex.
+ * The enable must return (0), B must have its breakpoint, and T's event,
+ * created through the enable-bit ABI and held by nothing else, must go.
+ *
+ * On the kernel before the fix: lockdep's "possible recursive locking
+ * detected" (event_mutex, user_event_mm_release() from mmput() in
+ * register_for_each_vma()), and the enable never returned.
+ *
+ * The other path of the issue, a reader of trace printing user stack
+ * traces (trace_user_stack_print() drops a task's memory under
+ * trace_event_sem), has no point at which a test could hold it: the same
+ * release, which now takes no sleeping lock, serves both.
+ */
+TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
+{
+	char probe[128], held = 0;
+	struct rg_proc t = { 0 }, b = { 0 };
+	struct rg_fuse f;
+	int file, res[2], status, ret = -1;
+	const char *why;
+	pid_t en;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	if (access(TRACEFS "uprobe_events", W_OK))
+		SKIP(return, "no uprobe_events (CONFIG_UPROBE_EVENTS)");
+	why = rg_fuse_start(&f);
+	if (why && f.fd < 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
+	snprintf(probe, sizeof(probe), "p:uprobes/%s %s:0x%lx", RG_UPROBE, RG_FUSE_FILE,
+		 f.page);
+	/* one a failed run left behind */
+	uet_write_file(TRACEFS "uprobe_events", "-:uprobes/" RG_UPROBE, O_APPEND);
+	ASSERT_EQ(0, uet_write_file(TRACEFS "uprobe_events", probe, O_APPEND));
+
+	/* T maps the file from 0 and registers its bit; B maps page 1 */
+	ASSERT_EQ(0, rg_proc_start(&t, &f, file, RG_FUSE_PAGES * f.page, 0, rg_exit_setup));
+	ASSERT_EQ(0, rg_proc_start(&b, &f, file, f.page, f.page, NULL));
+	ASSERT_TRUE(uet_event_exists("user_events", "rg_exitup_ev"));
+
+	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pipe(res));
+	/* the enable, in a process of its own: it may never return */
+	en = fork();
+	ASSERT_LE(0, en);
+	if (!en) {
+		close(f.fd);
+		ret = uet_write_file(RG_UPROBE_EN, "1", O_TRUNC);
+		_exit(write(res[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 1);
+	}
+	close(res[1]);
+	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+		TH_LOG("wait expired: the READ of the probed page (the enable %s)",
+		       rg_wait_readable(res[0], 0) ? "returned" : "did not start it");
+	ASSERT_EQ(1, read(f.held[0], &held, 1));
+	/* the walk holds T's memory: T exits, and is waited for */
+	ASSERT_EQ(0, rg_proc_say(&t, 'x'));
+	status = rg_wait_pid(t.pid, 60000);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("T: status %#x", status);
+		rg_log_stack(_metadata, "T", t.pid);
+		rg_log_stack(_metadata, "the enable", en);
+	}
+	t.pid = 0;
+	/* its memory lives on, and its enabler with it: the window is open */
+	EXPECT_TRUE(uet_event_exists("user_events", "rg_exitup_ev"));
+	EXPECT_FALSE(rg_wait_readable(res[0], 0)) TH_LOG("the enable returned already");
+
+	ASSERT_EQ(0, rg_fuse_release(&f));
+	ASSERT_TRUE(rg_wait_readable(res[0], 120000)) {
+		TH_LOG("wait expired: the uprobe enable to return (the exit hung tracing)");
+		rg_log_stack(_metadata, "the enable", en);
+	}
+	ASSERT_EQ(sizeof(ret), read(res[0], &ret, sizeof(ret)));
+	EXPECT_EQ(0, ret) TH_LOG("enabling the uprobe: %s", strerror(-ret));
+	status = rg_wait_pid(en, 60000);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* the walk did B first: its breakpoint is there */
+	EXPECT_EQ(0xcc, rg_proc_say(&b, 'b'));
+	/* T's event went with its memory, a moment later */
+	EXPECT_TRUE(rg_wait_gone("rg_exitup_ev", 10000))
+		TH_LOG("wait expired: T's event to go with its memory");
+
+	EXPECT_EQ(0, uet_write_file(RG_UPROBE_EN, "0", O_TRUNC));
+	rg_proc_end(&b);
+	rg_proc_end(&t);
+	EXPECT_EQ(0, uet_write_file(TRACEFS "uprobe_events", "-:uprobes/" RG_UPROBE,
+				    O_APPEND));
+	close(file);
+	close(res[0]);
+	rg_fuse_stop(&f);
 }
 
 TEST_HARNESS_MAIN
