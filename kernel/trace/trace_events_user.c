@@ -1353,8 +1353,54 @@ static __always_inline void user_event_call_probe(const struct tracepoint_func *
 }
 
 /*
+ * The largest payload the consumer of probe @f records. ftrace: what
+ * ring_buffer_max_event_size() says of its buffer (sub-buffer size,
+ * buffer_subbuf_size_kb) less the common header and room for the time
+ * stamp the ring buffer adds to an event's full length when the clock
+ * moved too far since the last event (ring_buffer_max_event_size() leaves
+ * room for one in absolute time stamp mode only).
+ */
+static size_t user_event_consumer_max(const struct tracepoint_func *f)
+{
+	struct trace_event_file *file = f->data;
+
+	if (f->func == (void *)user_event_ftrace)
+		return ring_buffer_max_event_size(file->tr->array_buffer.buffer) -
+		       sizeof(u64) - sizeof(struct trace_entry);
+#ifdef CONFIG_PERF_EVENTS
+	/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
+	if (f->func == (void *)user_event_perf)
+		return USER_EVENT_PERF_MAX;
+#endif
+	/* a stub that user_event_call_probe() skips */
+	return SIZE_MAX;
+}
+
+/*
+ * Is a @len-byte payload more than any write takes, or more than one of the
+ * consumers of probe array @f (NULL: none) records? Then nobody gets it:
+ * the write fails before any consumer has a record. @f is the array the
+ * probes are then called from (user_event_call_probes()), so that a
+ * consumer attached since is checked too: a perf event would otherwise get
+ * a record larger than perf_trace_buf_alloc() takes, and it WARNs.
+ */
+static noinline bool user_event_too_big(const struct tracepoint_func *f,
+					size_t len)
+{
+	if (len > USER_EVENT_MAX_PAYLOAD)
+		return true;
+	for (; f && f->func; f++)
+		if (len > user_event_consumer_max(f))
+			return true;
+	return false;
+}
+
+/*
  * Call every attached consumer, as a tracepoint would, pages not faulted.
- * False when there is none.
+ * False when there is none. A payload larger than what every consumer
+ * takes (USER_EVENT_FITS_ALL) is checked against the consumers of the
+ * array that gets it, whichever attached since the write began: one that
+ * is too big for any of them is -E2BIG in @w->stop, and nobody records it.
  */
 static __always_inline bool user_event_call_probes(struct user_event *ue,
 						   struct iov_iter *i,
@@ -1365,6 +1411,11 @@ static __always_inline bool user_event_call_probes(struct user_event *ue,
 
 	preempt_disable_notrace();
 	f = rcu_dereference_sched(ue->tp.funcs);
+	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(f, len)) {
+		preempt_enable_notrace();
+		w->stop = -E2BIG;
+		return true;
+	}
 	if (unlikely(!f)) {
 		preempt_enable_notrace();
 		return false;
@@ -1511,50 +1562,6 @@ static __always_inline s64 user_event_read_index(const struct iov_iter *i,
 }
 
 /*
- * The largest payload the consumer of probe @f records. ftrace: what
- * ring_buffer_max_event_size() says of its buffer (sub-buffer size,
- * buffer_subbuf_size_kb) less the common header and room for the time
- * stamp the ring buffer adds to an event's full length when the clock
- * moved too far since the last event (ring_buffer_max_event_size() leaves
- * room for one in absolute time stamp mode only).
- */
-static size_t user_event_consumer_max(const struct tracepoint_func *f)
-{
-	struct trace_event_file *file = f->data;
-
-	if (f->func == (void *)user_event_ftrace)
-		return ring_buffer_max_event_size(file->tr->array_buffer.buffer) -
-		       sizeof(u64) - sizeof(struct trace_entry);
-#ifdef CONFIG_PERF_EVENTS
-	/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
-	if (f->func == (void *)user_event_perf)
-		return USER_EVENT_PERF_MAX;
-#endif
-	/* a stub that user_event_call_probe() skips */
-	return SIZE_MAX;
-}
-
-/*
- * Is a @len-byte payload more than any write takes, or more than one of the
- * attached consumers records? Then nobody gets it: the write fails before
- * any consumer has a record.
- */
-static noinline bool user_event_too_big(struct user_event *ue, size_t len)
-{
-	struct tracepoint_func *f;
-	bool big = false;
-
-	if (len > USER_EVENT_MAX_PAYLOAD)
-		return true;
-	rcu_read_lock_sched();
-	f = rcu_dereference_sched(ue->tp.funcs);
-	for (; f && f->func && !big; f++)
-		big = len > user_event_consumer_max(f);
-	rcu_read_unlock_sched();
-	return big;
-}
-
-/*
  * A write of index @idx and @len payload bytes, on @file: its event in
  * *@uep when the payload is to be recorded, and whether the index is of
  * the enable-bit ABI (returns 1) or of the status page (0); else an errno.
@@ -1572,8 +1579,6 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 	ue = user_slot_event(slot);
 	if (len < ue->min_size)
 		return -EINVAL;
-	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
-		return -E2BIG;
 	*uep = ue;
 	return slot & USER_SLOT_BIT_ABI;
 }

@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <linux/fuse.h>
+#include <linux/userfaultfd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -1910,6 +1911,214 @@ TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
 	close(file);
 	close(res[0]);
 	rg_fuse_stop(&f);
+}
+
+/* A userfaultfd that handles faults from the kernel too (root), or -1 */
+static int rg_uffd(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Register [@addr, +@len) of @uffd in @mode (UFFDIO_REGISTER_MODE_*); 0 or -1 */
+static int rg_uffd_register(int uffd, void *addr, long len, __u64 mode)
+{
+	struct uffdio_register reg = {
+		.range = { .start = (unsigned long)addr, .len = len },
+		.mode = mode,
+	};
+
+	return ioctl(uffd, UFFDIO_REGISTER, &reg) ? -1 : 0;
+}
+
+/*
+ * The next fault @uffd reports, within rg_scaled_ms(@base_ms): 0 with its
+ * message in *@msg, or -1
+ */
+static int rg_uffd_fault(int uffd, struct uffd_msg *msg, long base_ms)
+{
+	if (!rg_wait_readable(uffd, base_ms))
+		return -1;
+	if (read(uffd, msg, sizeof(*msg)) != sizeof(*msg))
+		return -1;
+	return msg->event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
+}
+
+/* How many lines of @path contain @needle */
+static int rg_count_in(const char *path, const char *needle)
+{
+	char *text = uet_read_file(path), *p;
+	int n = 0;
+
+	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	return n;
+}
+
+/* Perf events counting tracepoint @id, one per CPU; how many, or -1 */
+static int rg_perf_cpus(int id, int *fds, int max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n;
+
+	for (n = 0; n < cpus && n < max; n++) {
+		fds[n] = uet_perf_open(id, -1, n, 0);
+		if (fds[n] < 0)
+			return -1;
+	}
+	return n;
+}
+
+/* What they counted, all together */
+static long long rg_perf_count(const int *fds, int n)
+{
+	long long sum = 0;
+	__u64 v[2];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (read(fds[i], v, sizeof(v)) == sizeof(v))
+			sum += v[0];
+	return sum;
+}
+
+static void rg_perf_close(const int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+struct rg_writer {
+	int fd;
+	const void *buf;
+	size_t len;
+	ssize_t ret;
+	int err;
+};
+
+static void *rg_write_thread(void *arg)
+{
+	struct rg_writer *w = arg;
+
+	w->ret = write(w->fd, w->buf, w->len);
+	w->err = errno;
+	return NULL;
+}
+
+#define RG_PW_INST	"instances/rg_pw/"
+#define RG_PW_TRACE	TRACEFS RG_PW_INST "trace"
+/* more than perf takes (8180), less than 16 KiB sub-buffers do (16344) */
+#define RG_PW_LEN	12000
+
+/*
+ * Failure: a perf event attached between the check of a write's size
+ * against the consumers and the call of their probes got a record larger
+ * than perf takes: perf_trace_buf_alloc() WARNs ("perf buffer not large
+ * enough"), which panics a panic_on_warn machine, and the write was taken
+ * though perf could not have it (so much for "recorded by all or by none").
+ *
+ * The window is held open: the write's payload runs into a page that is
+ * not there, registered with a userfaultfd. The event's one consumer,
+ * ftrace in an instance with 16 KiB sub-buffers, takes the payload; its
+ * copy (page faults disabled, as in a tracepoint) finds the page missing,
+ * and the write is tried again once the kernel faulted the pages in: that
+ * fault waits for the test. Meanwhile perf events attach, on every CPU.
+ * The write must then fail with E2BIG, recorded by nobody. Then, perf
+ * attached, a write of perf's largest payload goes to both, and a larger
+ * one is refused, until perf detaches.
+ *
+ * On the kernel before the fix: "WARNING: ... perf_trace_buf_alloc" in
+ * the kernel log, and the write returned 12004 (ftrace had it, perf not).
+ */
+TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
+{
+	static char fill[65536];
+	int fd = open(UE_DATA, O_RDWR), uffd, perf[64], np, id;
+	struct rg_writer w = { .fd = fd };
+	struct uffdio_copy copy = { 0 };
+	long page = getpagesize(), max;
+	struct user_status_reg reg;
+	struct uffd_msg msg;
+	pthread_t th;
+	char *buf;
+
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
+	uffd = rg_uffd();
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (CONFIG_USERFAULTFD): %s", strerror(errno));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_pw u8 a", &reg));
+	id = uet_tracepoint_id("rg_pw");
+	ASSERT_LT(0, id);
+	rmdir(TRACEFS RG_PW_INST);
+	ASSERT_EQ(0, mkdir(TRACEFS RG_PW_INST, 0755));
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_PW_INST "buffer_subbuf_size_kb", "16", O_TRUNC));
+	max = uet_ftrace_max_payload(RG_PW_INST);
+	ASSERT_LE(RG_PW_LEN, max);
+	ASSERT_EQ(0, uet_enable(RG_PW_INST, "rg_pw", 1));
+
+	/* [index][payload] from 4 bytes before page 1 into page 3, which is missing */
+	buf = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_GE(4 * page, page + RG_PW_LEN);
+	ASSERT_LT(3 * page, page + RG_PW_LEN);
+	memset(fill, 0x5a, sizeof(fill));
+	memcpy(buf, fill, 3 * page);
+	memcpy(buf + page - 4, &reg.write_index, 4);
+	ASSERT_EQ(0, rg_uffd_register(uffd, buf + 3 * page, page, UFFDIO_REGISTER_MODE_MISSING));
+	w.buf = buf + page - 4;
+	w.len = 4 + RG_PW_LEN;
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_write_thread, &w));
+	/* the writer's second try, faulting the pages in, waits for us */
+	ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
+		TH_LOG("wait expired: the write's fault on its missing page");
+	EXPECT_EQ((unsigned long)(buf + 3 * page), msg.arg.pagefault.address & ~(page - 1));
+	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	np = rg_perf_cpus(id, perf, 64);
+	ASSERT_LT(0, np) TH_LOG("perf_event_open: %s", strerror(errno));
+	copy.dst = (unsigned long)(buf + 3 * page);
+	copy.src = (unsigned long)fill;
+	copy.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-1, w.ret) TH_LOG("the write returned %zd", w.ret);
+	EXPECT_EQ(E2BIG, w.err);
+	EXPECT_EQ(0, rg_perf_count(perf, np));
+	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+
+	/* perf's largest payload: both get it; one more byte, nobody */
+	EXPECT_EQ(4 + UE_PERF_MAX_PAYLOAD, write(fd, w.buf, 4 + UE_PERF_MAX_PAYLOAD));
+	EXPECT_EQ(-1, write(fd, w.buf, 4 + UE_PERF_MAX_PAYLOAD + 1));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(-1, write(fd, w.buf, w.len));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(1, rg_perf_count(perf, np));
+	EXPECT_EQ(1, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	rg_perf_close(perf, np);
+	/* perf gone: ftrace takes the larger one */
+	EXPECT_EQ(w.len, write(fd, w.buf, w.len));
+	EXPECT_EQ(2, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+
+	EXPECT_EQ(0, uet_enable(RG_PW_INST, "rg_pw", 0));
+	EXPECT_EQ(0, rmdir(TRACEFS RG_PW_INST));
+	munmap(buf, 4 * page);
+	close(uffd);
+	close(fd);
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(fd, "rg_pw"));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
