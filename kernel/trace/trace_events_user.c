@@ -2202,8 +2202,9 @@ struct user_enabler {
 	/* A struct user_enabler_fault is queued for it; ue->enablers_lock */
 	bool			fault_queued;
 	/*
-	 * DIAG_IOCSUNREG is clearing its bit: nothing else writes it, fork()
-	 * does not copy it; set under umm->lock and ue->enablers_lock
+	 * DIAG_IOCSUNREG is clearing its bit: nothing else writes it (a fork()
+	 * meanwhile still gives the child a copy of its own, which does); set
+	 * under umm->lock and ue->enablers_lock
 	 */
 	bool			unregistering;
 	struct rcu_head		rcu;
@@ -2770,15 +2771,21 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(e, &parent->enablers, mm_link) {
-		/* being registered or unregistered, or the word gone */
-		if (!e->ue || e->unmapped || e->unregistering ||
-		    !user_event_mm_has_word(mm, e->addr))
+		/*
+		 * Being registered, or the word gone. One being unregistered is
+		 * copied: the unregistration is the parent's, and the child's
+		 * copy of the word may hold the bit as it was before the parent
+		 * cleared it, which only an enabler of its own will ever clear.
+		 * The parent's keeps its event meanwhile: it goes under our lock.
+		 */
+		if (!e->ue || e->unmapped || !user_event_mm_has_word(mm, e->addr))
 			continue;
 		/* the allocator says so when it fails */
 		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!c)
 			break;
 		c->fault_queued = false;
+		c->unregistering = false;
 		c->ue = NULL;
 		user_enabler_add_mm(c, umm);
 		/* the parent's enabler holds a reference meanwhile */

@@ -2121,4 +2121,160 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	close(fd);
 }
 
+struct rg_unreg {
+	int fd;
+	void *addr;
+	int bit;
+	int ret;
+};
+
+static void *rg_unreg_thread(void *arg)
+{
+	struct rg_unreg *u = arg;
+
+	u->ret = uet_unregister_bits(u->fd, u->addr, u->bit);
+	return NULL;
+}
+
+/* Wait up to rg_scaled_ms(@base_ms) for bit @bit of @word to be @want; 1 if so */
+static int rg_wait_bit(const __u32 *word, int bit, int want, long base_ms)
+{
+	long long end = now_us() + rg_scaled_ms(base_ms) * 1000LL;
+
+	do {
+		if (!!(__atomic_load_n(word, __ATOMIC_RELAXED) & (1u << bit)) == want)
+			return 1;
+		usleep(1000);
+	} while (now_us() < end);
+	return 0;
+}
+
+/*
+ * The child of fork_during_unregister: its copy of the word has the bit
+ * (2 if not); after the parent's disable (a byte on @go) the bit clears
+ * (1 if not), after its enable it sets again (3 if not). A byte on @ready
+ * after each.
+ */
+static int rg_funreg_child(const __u32 *word, int ready, int go)
+{
+	char c = 0;
+
+	if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & (1u << 3)))
+		return 2;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	if (!rg_wait_bit(word, 3, 0, 30000))
+		return 1;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	return rg_wait_bit(word, 3, 1, 30000) ? 0 : 3;
+}
+
+/*
+ * The fork/unregister race upstream fixed in Linux 7.2-rc2 (a
+ * use-after-free in its copy of the enablers, "refcount_t: addition on
+ * 0"): one thread forks while another unregisters the enabler being
+ * copied. Here fork() copies the enablers under the parent's lock, which
+ * the unregistration takes to unlink one, so nothing is freed under the
+ * copy (KASAN checks). But the copy skipped an enabler being unregistered:
+ * the child's copy of the word, made before the parent cleared its bit,
+ * kept the bit set, and nothing ever cleared it. The child must have an
+ * enabler of its own for it, as after a fork before the unregistration.
+ *
+ * The window is held open: the word's page is write-protected through a
+ * userfaultfd, so the unregistration's clear of the bit (the event is
+ * enabled) waits for the test, the enabler marked as being unregistered.
+ * The test forks then. The child's bit is set; after a disable it clears,
+ * after an enable it sets again. Then the unregistration completes: 0, the
+ * parent's bit clear and its enabler gone; the child exits with its copy.
+ *
+ * On the kernel before the fix: the child's bit stayed set after the
+ * disable (its exit status 1).
+ */
+TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
+{
+	int fd = open(UE_DATA, O_RDWR), ctl, uffd, ready[2], go[2], status;
+	struct uffdio_writeprotect wp = { 0 };
+	struct rg_unreg u = { .fd = fd, .bit = 3 };
+	long page = getpagesize();
+	struct user_status_reg reg;
+	struct uffd_msg msg;
+	__u32 *word;
+	pthread_t th;
+	char c = 0;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	uffd = rg_uffd();
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (CONFIG_USERFAULTFD): %s", strerror(errno));
+	ASSERT_LE(0, fd);
+	/* made through the status page: the event stays */
+	ctl = open(UE_DATA, O_RDWR);
+	ASSERT_EQ(0, uet_register(ctl, "rg_funreg u32 a", &reg));
+	ASSERT_EQ(0, uet_enable("", "rg_funreg", 1));
+	word = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, word);
+	*word = 0;
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_funreg u32 a", word, 4, 3, 0, NULL));
+	ASSERT_EQ(1u << 3, __atomic_load_n(word, __ATOMIC_RELAXED));
+	ASSERT_EQ(0, rg_uffd_register(uffd, word, page, UFFDIO_REGISTER_MODE_WP))
+		TH_LOG("UFFDIO_REGISTER (write-protect): %s", strerror(errno));
+	wp.range.start = (unsigned long)word;
+	wp.range.len = page;
+	wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp));
+
+	u.addr = word;
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_unreg_thread, &u));
+	ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
+		TH_LOG("wait expired: DIAG_IOCSUNREG's write of the word");
+	EXPECT_TRUE(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP);
+	EXPECT_EQ(1u << 3, __atomic_load_n(word, __ATOMIC_RELAXED));
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_funreg_child(word, ready[1], go[0]));
+	ASSERT_TRUE(rg_wait_readable(ready[0], 60000));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, uet_enable("", "rg_funreg", 0));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	if (rg_wait_readable(ready[0], 60000) && read(ready[0], &c, 1) == 1) {
+		ASSERT_EQ(0, uet_enable("", "rg_funreg", 1));
+		ASSERT_EQ(1, write(go[1], &c, 1));
+	}
+	status = rg_wait_pid(pid, 120000);
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child: status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child: %s", WEXITSTATUS(status) == 1 ?
+		       "its bit stayed set after the disable: no enabler of its own" :
+		       WEXITSTATUS(status) == 2 ? "its copy of the word had no bit" :
+		       WEXITSTATUS(status) == 3 ? "its bit did not come back" : "pipes");
+
+	/* the unregistration goes on: write-protection off, the fault woken */
+	wp.mode = 0;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, u.ret);
+	EXPECT_EQ(0, __atomic_load_n(word, __ATOMIC_RELAXED));
+	EXPECT_EQ(-ENOENT, uet_unregister_bits(fd, word, 3));
+
+	EXPECT_EQ(0, uet_enable("", "rg_funreg", 0));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	munmap(word, page);
+	close(uffd);
+	close(fd);
+	close(ctl);
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(fd, "rg_funreg"));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
