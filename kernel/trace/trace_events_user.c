@@ -1360,8 +1360,54 @@ static __always_inline void user_event_call_probe(const struct tracepoint_func *
 }
 
 /*
+ * The largest payload the consumer of probe @f records. ftrace: what
+ * ring_buffer_max_event_size() says of its buffer (sub-buffer size,
+ * buffer_subbuf_size_kb) less the common header and room for the time
+ * stamp the ring buffer adds to an event's full length when the clock
+ * moved too far since the last event (ring_buffer_max_event_size() leaves
+ * room for one in absolute time stamp mode only).
+ */
+static size_t user_event_consumer_max(const struct tracepoint_func *f)
+{
+	struct trace_event_file *file = f->data;
+
+	if (f->func == (void *)user_event_ftrace)
+		return ring_buffer_max_event_size(file->tr->array_buffer.buffer) -
+		       sizeof(u64) - sizeof(struct trace_entry);
+#ifdef CONFIG_PERF_EVENTS
+	/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
+	if (f->func == (void *)user_event_perf)
+		return USER_EVENT_PERF_MAX;
+#endif
+	/* a stub that user_event_call_probe() skips */
+	return SIZE_MAX;
+}
+
+/*
+ * Is a @len-byte payload more than any write takes, or more than one of the
+ * consumers of probe array @f (NULL: none) records? Then nobody gets it:
+ * the write fails before any consumer has a record. @f is the array the
+ * probes are then called from (user_event_call_probes()), so that a
+ * consumer attached since is checked too: a perf event would otherwise get
+ * a record larger than perf_trace_buf_alloc() takes, and it WARNs.
+ */
+static noinline bool user_event_too_big(const struct tracepoint_func *f,
+					size_t len)
+{
+	if (len > USER_EVENT_MAX_PAYLOAD)
+		return true;
+	for (; f && f->func; f++)
+		if (len > user_event_consumer_max(f))
+			return true;
+	return false;
+}
+
+/*
  * Call every attached consumer, as a tracepoint would, pages not faulted.
- * False when there is none.
+ * False when there is none. A payload larger than what every consumer
+ * takes (USER_EVENT_FITS_ALL) is checked against the consumers of the
+ * array that gets it, whichever attached since the write began: one that
+ * is too big for any of them is -E2BIG in @w->stop, and nobody records it.
  */
 static __always_inline bool user_event_call_probes(struct user_event *ue,
 						   struct iov_iter *i,
@@ -1372,6 +1418,11 @@ static __always_inline bool user_event_call_probes(struct user_event *ue,
 
 	preempt_disable_notrace();
 	f = rcu_dereference_sched(ue->tp.funcs);
+	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(f, len)) {
+		preempt_enable_notrace();
+		w->stop = -E2BIG;
+		return true;
+	}
 	if (unlikely(!f)) {
 		preempt_enable_notrace();
 		return false;
@@ -1518,50 +1569,6 @@ static __always_inline s64 user_event_read_index(const struct iov_iter *i,
 }
 
 /*
- * The largest payload the consumer of probe @f records. ftrace: what
- * ring_buffer_max_event_size() says of its buffer (sub-buffer size,
- * buffer_subbuf_size_kb) less the common header and room for the time
- * stamp the ring buffer adds to an event's full length when the clock
- * moved too far since the last event (ring_buffer_max_event_size() leaves
- * room for one in absolute time stamp mode only).
- */
-static size_t user_event_consumer_max(const struct tracepoint_func *f)
-{
-	struct trace_event_file *file = f->data;
-
-	if (f->func == (void *)user_event_ftrace)
-		return ring_buffer_max_event_size(file->tr->array_buffer.buffer) -
-		       sizeof(u64) - sizeof(struct trace_entry);
-#ifdef CONFIG_PERF_EVENTS
-	/* perf (and eBPF): the record and perf's u32 size in PERF_MAX_TRACE_SIZE */
-	if (f->func == (void *)user_event_perf)
-		return USER_EVENT_PERF_MAX;
-#endif
-	/* a stub that user_event_call_probe() skips */
-	return SIZE_MAX;
-}
-
-/*
- * Is a @len-byte payload more than any write takes, or more than one of the
- * attached consumers records? Then nobody gets it: the write fails before
- * any consumer has a record.
- */
-static noinline bool user_event_too_big(struct user_event *ue, size_t len)
-{
-	struct tracepoint_func *f;
-	bool big = false;
-
-	if (len > USER_EVENT_MAX_PAYLOAD)
-		return true;
-	rcu_read_lock_sched();
-	f = rcu_dereference_sched(ue->tp.funcs);
-	for (; f && f->func && !big; f++)
-		big = len > user_event_consumer_max(f);
-	rcu_read_unlock_sched();
-	return big;
-}
-
-/*
  * A write of index @idx and @len payload bytes, on @file: its event in
  * *@uep when the payload is to be recorded, and whether the index is of
  * the enable-bit ABI (returns 1) or of the status page (0); else an errno.
@@ -1579,8 +1586,6 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 	ue = user_slot_event(slot);
 	if (len < ue->min_size)
 		return -EINVAL;
-	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
-		return -E2BIG;
 	*uep = ue;
 	return slot & USER_SLOT_BIT_ABI;
 }
@@ -1673,6 +1678,7 @@ static bool user_event_unused(struct user_event *ue)
 
 static void user_event_reap_fn(struct work_struct *work);
 static DECLARE_WORK(user_event_reap_work, user_event_reap_fn);
+static void user_event_mm_drop_released(bool reap);
 
 /* Hook one consumer's probe on or off; @users counts that kind */
 static int user_event_attach(struct user_event *ue, void *probe, void *data,
@@ -1964,6 +1970,8 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	ret = user_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
+	/* an event that exited processes held is gone, as after their exit */
+	user_event_mm_drop_released(true);
 	if (how & UE_GET_MULTI)
 		ue = user_event_find_multi(g, &d);
 	else
@@ -1992,6 +2000,7 @@ static int user_event_destroy(struct user_event *ue)
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
+	user_event_mm_drop_released(false);
 	if (refcount_read(&ue->refs) != 1)
 		return -EBUSY;
 	ret = trace_remove_event_call(&ue->call);
@@ -2143,6 +2152,8 @@ static bool user_event_is_busy(struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
 
+	/* dynamic_events walks the events: none goes meanwhile */
+	user_event_mm_drop_released(false);
 	return refcount_read(&ue->refs) != 1 || user_event_status(ue);
 }
 
@@ -2233,6 +2244,8 @@ struct user_event_mm {
 	unsigned int		nr_enablers;
 	/* one while listed, one per queued fault work */
 	refcount_t		refs;
+	/* on user_event_mms_released once its memory went, until dropped */
+	struct llist_node	released;
 	struct work_struct	free_work;
 	/* user_event_mm_find() may still be walking past it once unlisted */
 	struct rcu_head		rcu;
@@ -2253,8 +2266,9 @@ struct user_enabler {
 	/* A struct user_enabler_fault is queued for it; ue->enablers_lock */
 	bool			fault_queued;
 	/*
-	 * DIAG_IOCSUNREG is clearing its bit: nothing else writes it, fork()
-	 * does not copy it; set under umm->lock and ue->enablers_lock
+	 * DIAG_IOCSUNREG is clearing its bit: nothing else writes it (a fork()
+	 * meanwhile still gives the child a copy of its own, which does); set
+	 * under umm->lock and ue->enablers_lock
 	 */
 	bool			unregistering;
 	struct rcu_head		rcu;
@@ -2272,6 +2286,11 @@ struct user_enabler_fault {
 /* Each address space's struct user_event_mm by its mm_struct; RCU to read */
 static DEFINE_HASHTABLE(user_event_mms, 8);
 static DEFINE_SPINLOCK(user_event_mm_lock);
+
+/* Those whose memory went, their enablers not dropped yet: event_mutex does */
+static LLIST_HEAD(user_event_mms_released);
+static void user_event_mm_drop_fn(struct work_struct *work);
+static DECLARE_WORK(user_event_mm_drop_work, user_event_mm_drop_fn);
 
 /* Unregistering the notifier waits for its readers: not in exit() */
 static void user_event_mm_free_work(struct work_struct *work)
@@ -2687,32 +2706,85 @@ static int user_enabler_watch(struct user_enabler *e,
 	return -EFAULT;
 }
 
-/* Unlink and free @e; its event goes if nothing else refers to it */
-static void user_enabler_remove(struct user_enabler *e)
+/* Unlink and free @e: the reference it held on its event is the caller's */
+static struct user_event *user_enabler_unlink(struct user_enabler *e)
 {
+	struct user_event *ue = e->ue;
+
 	lockdep_assert_held(&event_mutex);
 	scoped_guard(mutex, &e->umm->lock) {
 		list_del_rcu(&e->mm_link);
 		e->umm->nr_enablers--;
-		scoped_guard(mutex, &e->ue->enablers_lock)
+		scoped_guard(mutex, &ue->enablers_lock)
 			list_del(&e->event_link);
 	}
-	user_event_put(e->ue);
 	kfree_rcu(e, rcu);
+	return ue;
+}
+
+/* Unlink and free @e; its event goes if nothing else refers to it */
+static void user_enabler_remove(struct user_enabler *e)
+{
+	user_event_put(user_enabler_unlink(e));
+}
+
+/*
+ * Drop the enablers of the memories released since (user_event_mm_release()):
+ * from the worker, and first thing wherever an event's references are
+ * counted or its name looked up, so that an event they held is free to be
+ * deleted or registered anew as soon as the process has been waited for,
+ * as if its exit had dropped them. @reap: an event nothing refers to any
+ * more goes now, else from the reaper (the caller may be walking the
+ * events: dynamic_events).
+ */
+static void user_event_mm_drop_released(bool reap)
+{
+	struct user_event_mm *umm, *next;
+	struct user_enabler *e, *tmp;
+	struct llist_node *list;
+	struct user_event *ue;
+
+	lockdep_assert_held(&event_mutex);
+	if (llist_empty(&user_event_mms_released))
+		return;
+	list = llist_del_all(&user_event_mms_released);
+	llist_for_each_entry_safe(umm, next, list, released) {
+		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link) {
+			ue = user_enabler_unlink(e);
+			if (reap) {
+				user_event_put(ue);
+				continue;
+			}
+			/* the event's own reference stays: never 0 */
+			refcount_dec(&ue->refs);
+			if (user_event_unused(ue))
+				schedule_work(&user_event_reap_work);
+		}
+		user_event_mm_put(umm);
+	}
+}
+
+static void user_event_mm_drop_fn(struct work_struct *work)
+{
+	guard(mutex)(&event_mutex);
+	user_event_mm_drop_released(true);
 }
 
 /*
  * The memory is going: its last user exited or exec()ed (exit_mmap()), or
- * @umm was never listed and its notifier is being unregistered. Drop the
- * bits, now: nothing writes them again, and an event they kept can be
- * deleted as soon as the process has been waited for. Sleeps, as release
- * may (SRCU); called once per listing.
+ * @umm was never listed and its notifier is being unregistered. Nothing
+ * writes its bits again: a write takes the memory with mmget_not_zero(),
+ * which fails from now on. The enablers are dropped under event_mutex, which
+ * this must not take: the last mmput() may be anyone's, under any tracing
+ * lock (uprobes' register_for_each_vma() holds event_mutex and
+ * dup_mmap_sem, a trace_pipe reader's user stack trace trace_event_sem).
+ * So it only unlists @umm and hands it on; a spinlock is all it takes.
+ * Called once per listing.
  */
 static void user_event_mm_release(struct mmu_notifier *mn,
 				  struct mm_struct *mm)
 {
 	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
-	struct user_enabler *e, *tmp;
 
 	scoped_guard(spinlock, &user_event_mm_lock) {
 		if (hlist_unhashed(&umm->node))
@@ -2720,10 +2792,9 @@ static void user_event_mm_release(struct mmu_notifier *mn,
 		/* and unhashed: no second release */
 		hash_del_rcu(&umm->node);
 	}
-	scoped_guard(mutex, &event_mutex)
-		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link)
-			user_enabler_remove(e);
-	user_event_mm_put(umm);
+	/* its listing's reference goes with the enablers */
+	llist_add(&umm->released, &user_event_mms_released);
+	queue_work(system_unbound_wq, &user_event_mm_drop_work);
 }
 
 /*
@@ -2764,15 +2835,21 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(e, &parent->enablers, mm_link) {
-		/* being registered or unregistered, or the word gone */
-		if (!e->ue || e->unmapped || e->unregistering ||
-		    !user_event_mm_has_word(mm, e->addr))
+		/*
+		 * Being registered, or the word gone. One being unregistered is
+		 * copied: the unregistration is the parent's, and the child's
+		 * copy of the word may hold the bit as it was before the parent
+		 * cleared it, which only an enabler of its own will ever clear.
+		 * The parent's keeps its event meanwhile: it goes under our lock.
+		 */
+		if (!e->ue || e->unmapped || !user_event_mm_has_word(mm, e->addr))
 			continue;
 		/* the allocator says so when it fails */
 		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!c)
 			break;
 		c->fault_queued = false;
+		c->unregistering = false;
 		c->ue = NULL;
 		user_enabler_add_mm(c, umm);
 		/* the parent's enabler holds a reference meanwhile */
@@ -3151,6 +3228,7 @@ static long user_events_ioctl_del(struct file *file, const char __user *uname)
 	if (IS_ERR(name))
 		return PTR_ERR(no_free_ptr(name));
 	guard(mutex)(&event_mutex);
+	user_event_mm_drop_released(true);
 	ue = user_event_find(ufd->group, name);
 	if (!ue)
 		return -ENOENT;
@@ -3605,6 +3683,7 @@ static int user_group_remove(const char *name, size_t len)
 	struct user_event_group *g;
 
 	lockdep_assert_held(&event_mutex);
+	user_event_mm_drop_released(true);
 	g = user_group_find(name, len);
 	if (!g)
 		return -ENOENT;

@@ -12,8 +12,6 @@ static int user_event_write_check(struct file *file, int idx, size_t len,
 		return idx < 0 ? -EINVAL : -ENOENT;
 	if (len < ue->min_size)
 		return -EINVAL;
-	if (unlikely(len > USER_EVENT_FITS_ALL) && user_event_too_big(ue, len))
-		return -E2BIG;
 	*uep = ue;
 	return 0;
 }

@@ -2,9 +2,12 @@
 /*
  * perf_test: user events through perf_event_open() on their tracepoint id:
  * the status bit while a perf event is open, the exact raw sample, counting,
- * and perf and ftrace attached at once.
+ * perf and ftrace attached at once, and large writes while perf events come
+ * and go.
  */
+#include <pthread.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "../kselftest_harness.h"
@@ -131,6 +134,143 @@ TEST_F(perf, counting)
 	EXPECT_EQ(25, count[0]);
 	EXPECT_EQ(0, count[1]);
 	close(p);
+}
+
+/* What large_writes_attach_race's writer does, and saw */
+#define BIG_SIZES 6
+static const int big_size[BIG_SIZES] = {
+	64, 4000, 5000, UE_PERF_MAX_PAYLOAD, UE_PERF_MAX_PAYLOAD + 1, 12000,
+};
+
+struct big_writer {
+	int fd;
+	char *buf;			/* [index][payload of up to 12000] */
+	int stop;			/* __atomic */
+	long ok[BIG_SIZES], e2big[BIG_SIZES], other;
+	int other_errno;
+};
+
+static void *big_write(void *arg)
+{
+	struct big_writer *w = arg;
+	int i = 0;
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
+		ssize_t n = write(w->fd, w->buf, 4 + big_size[i]);
+
+		if (n == 4 + big_size[i]) {
+			w->ok[i]++;
+		} else if (n < 0 && errno == E2BIG) {
+			w->e2big[i]++;
+		} else {
+			w->other++;
+			w->other_errno = n < 0 ? errno : 0;
+		}
+		i = (i + 1) % BIG_SIZES;
+	}
+	return NULL;
+}
+
+/* Records committed to an instance's buffer: entries and overrun, every CPU */
+static long committed(const char *inst)
+{
+	char path[256], *text, *p;
+	long sum = 0;
+	int cpu;
+
+	for (cpu = 0; ; cpu++) {
+		snprintf(path, sizeof(path), TRACEFS "%sper_cpu/cpu%d/stats", inst, cpu);
+		text = uet_read_file(path);
+		if (!text)
+			return cpu ? sum : -1;
+		p = strstr(text, "entries: ");
+		sum += p ? atol(p + 9) : 0;
+		p = strstr(text, "\noverrun: ");
+		sum += p ? atol(p + 10) : 0;
+		free(text);
+	}
+}
+
+#define BIG_INST	"instances/perf_big/"
+#define BIG_ROUNDS	100
+
+/* Longer than the harness's default 30 s under TCG: each detach waits for RCU */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+/*
+ * A writer of payloads on both sides of perf's limit (8180 bytes) races
+ * perf events attaching and detaching on every CPU, ftrace attached all
+ * along in an instance with 16 KiB sub-buffers. Each write is taken or,
+ * for a payload over perf's limit only, refused with E2BIG; no perf
+ * record is ever larger than perf takes (the VM run fails on the WARNING
+ * perf_trace_buf_alloc() gives then); ftrace has every write that was
+ * taken, perf no more than those within its limit. A race: the window of
+ * the check (the consumers attached when the write is checked, not when it
+ * is recorded) is held open in regress_test perf_attach_during_write.
+ */
+TEST_F_TIMEOUT(slow, large_writes_attach_race, 600)
+{
+	struct big_writer w = { 0 };
+	struct user_status_reg reg;
+	long long perf_total = 0, taken = 0, taken_small = 0;
+	int perf[64], n, i, k, id, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t th;
+
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
+	ASSERT_GE(64, cpus);
+	w.fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, w.fd);
+	ASSERT_EQ(0, uet_register(w.fd, "perf_big u8 a", &reg));
+	id = uet_tracepoint_id("perf_big");
+	ASSERT_LT(0, id);
+	rmdir(TRACEFS BIG_INST);
+	ASSERT_EQ(0, mkdir(TRACEFS BIG_INST, 0755));
+	ASSERT_EQ(0, uet_write_file(TRACEFS BIG_INST "buffer_subbuf_size_kb", "16", O_TRUNC));
+	ASSERT_LE(12000, uet_ftrace_max_payload(BIG_INST));
+	ASSERT_EQ(0, uet_enable(BIG_INST, "perf_big", 1));
+	w.buf = calloc(1, 4 + 12000);
+	ASSERT_NE(NULL, w.buf);
+	memcpy(w.buf, &reg.write_index, 4);
+	ASSERT_EQ(0, pthread_create(&th, NULL, big_write, &w));
+	for (i = 0; i < BIG_ROUNDS; i++) {
+		for (n = 0; n < cpus; n++) {
+			perf[n] = uet_perf_open(id, -1, n, 0);
+			ASSERT_LE(0, perf[n]) TH_LOG("perf_event_open: %s", strerror(errno));
+		}
+		usleep(i % 7 * 100);
+		for (n = 0; n < cpus; n++) {
+			__u64 v[2] = { 0, 0 };
+
+			ASSERT_EQ(sizeof(v), read(perf[n], v, sizeof(v)));
+			perf_total += v[0];
+			close(perf[n]);
+		}
+		usleep(i % 5 * 100);
+	}
+	__atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, w.other) TH_LOG("a write failed with %s", strerror(w.other_errno));
+	for (k = 0; k < BIG_SIZES; k++) {
+		TH_LOG("payload %5d: %ld taken, %ld E2BIG", big_size[k], w.ok[k], w.e2big[k]);
+		if (big_size[k] <= UE_PERF_MAX_PAYLOAD) {
+			EXPECT_EQ(0, w.e2big[k]) TH_LOG("payload %d refused", big_size[k]);
+			taken_small += w.ok[k];
+		}
+		taken += w.ok[k];
+	}
+	EXPECT_EQ(taken, committed(BIG_INST));
+	EXPECT_GE(taken_small, perf_total);
+	TH_LOG("%d rounds: %lld writes taken, perf counted %lld", BIG_ROUNDS, taken, perf_total);
+	EXPECT_EQ(0, uet_enable(BIG_INST, "perf_big", 0));
+	EXPECT_EQ(0, rmdir(TRACEFS BIG_INST));
+	free(w.buf);
+	close(w.fd);
+	w.fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(w.fd, "perf_big"));
+	close(w.fd);
 }
 
 UE_HARNESS_MAIN

@@ -13,7 +13,10 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <linux/fuse.h>
+#include <linux/userfaultfd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -1438,6 +1441,846 @@ TEST_F_TIMEOUT(slow, memcg_charged, 600)
 	rmdir(CG);
 	umount(CG_ROOT);
 	rmdir(CG_ROOT);
+}
+
+/* Windows held open by the test ----------------------------------------- */
+
+/* Wait up to ue_scale_ms(@base_ms) for @fd to be readable; 1 if it is */
+static int rg_wait_readable(int fd, long base_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL, left;
+	int n;
+
+	while ((left = end - now_us()) > 0) {
+		n = poll(&p, 1, (int)(left / 1000) + 1);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return 0;
+	}
+	return 0;
+}
+
+/* Wait up to ue_scale_ms(@base_ms) for child @pid to exit; its status or -1 */
+static int rg_wait_pid(pid_t pid, long base_ms)
+{
+	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL;
+	int status;
+
+	do {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid)
+			return status;
+		if (got < 0)
+			return -1;
+		usleep(1000);
+	} while (now_us() < end);
+	return -1;
+}
+
+/* Wait up to ue_scale_ms(@base_ms) for user event @name to be gone; 1 if it is */
+static int rg_wait_gone(const char *name, long base_ms)
+{
+	return ue_wait_for(base_ms, !uet_event_exists("user_events", name),
+			   "user event %s to be gone", name);
+}
+
+/* Where task @pid is in the kernel (/proc/PID/stack), into the test's log */
+static void rg_log_stack(struct __test_metadata *_metadata, const char *who, pid_t pid)
+{
+	char path[64], *text;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	text = uet_read_file(path);
+	TH_LOG("%s (%d) is at:\n%s", who, pid, text ? text : "(unknown)");
+	free(text);
+}
+
+/*
+ * A file system of one file, "text", of RG_FUSE_PAGES pages of x86 NOPs,
+ * served by a thread of the test through /dev/fuse: its reads wait for the
+ * test when it says so. A READ of page 1 while armed is not answered until
+ * rg_fuse_release(): what reads it (uprobes copying the probed instruction
+ * as it installs the first breakpoint) waits meanwhile.
+ */
+#define RG_FUSE_DIR	"/tmp/rg_fuse"
+#define RG_FUSE_FILE	RG_FUSE_DIR "/text"
+#define RG_FUSE_PAGES	2
+#define RG_FUSE_NODE	2	/* the file's node id; the root's is 1 */
+
+struct rg_fuse {
+	int fd;			/* /dev/fuse */
+	long page;
+	pthread_t thread;
+	pthread_mutex_t reply_lock;	/* replies come from two threads */
+	int armed;		/* __atomic */
+	int held[2];		/* a pipe: a byte when a READ is held */
+	__u64 held_unique;
+	__u32 held_size;
+	int running;
+};
+
+static int rg_fuse_reply(struct rg_fuse *f, __u64 unique, int err, const void *body,
+			 size_t len)
+{
+	struct fuse_out_header h = {
+		.len = sizeof(h) + (err ? 0 : len),
+		.error = err,
+		.unique = unique,
+	};
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)body, err ? 0 : len } };
+	ssize_t n;
+
+	pthread_mutex_lock(&f->reply_lock);
+	n = writev(f->fd, iov, 2);
+	pthread_mutex_unlock(&f->reply_lock);
+	return n == (ssize_t)h.len ? 0 : -1;
+}
+
+static void rg_fuse_attr(struct rg_fuse *f, __u64 node, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = node;
+	a->blksize = 4096;
+	if (node == 1) {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+	} else {
+		a->mode = S_IFREG | 0755;
+		a->nlink = 1;
+		a->size = RG_FUSE_PAGES * f->page;
+		a->blocks = a->size / 512;
+	}
+}
+
+/* The bytes of a read of @size at @off (NOPs), clipped to the file's end */
+static int rg_fuse_read_reply(struct rg_fuse *f, __u64 unique, __u64 off, __u32 size)
+{
+	static unsigned char nops[RG_FUSE_PAGES * 65536];
+	__u64 end = RG_FUSE_PAGES * f->page;
+
+	memset(nops, 0x90, sizeof(nops));
+	if (off >= end)
+		size = 0;
+	else if (size > end - off)
+		size = end - off;
+	return rg_fuse_reply(f, unique, 0, nops, size);
+}
+
+static void *rg_fuse_serve(void *arg)
+{
+	static char buf[FUSE_MIN_READ_BUFFER + 128 * 1024];
+	struct rg_fuse *f = arg;
+	struct fuse_in_header *in = (void *)buf;
+	void *req = in + 1;
+
+	for (;;) {
+		ssize_t n = read(f->fd, buf, sizeof(buf));
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		/* ENODEV once unmounted */
+		if (n < (ssize_t)sizeof(*in))
+			return NULL;
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			const struct fuse_init_in *i = req;
+			struct fuse_init_out o = {
+				.major = FUSE_KERNEL_VERSION,
+				.minor = FUSE_KERNEL_MINOR_VERSION,
+				.max_readahead = i->max_readahead,
+				.max_background = 4,
+				.congestion_threshold = 2,
+				.max_write = 4096,
+				.time_gran = 1,
+			};
+
+			rg_fuse_reply(f, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out e = {
+				.nodeid = RG_FUSE_NODE,
+				.generation = 1,
+				.entry_valid = 3600,
+				.attr_valid = 3600,
+			};
+
+			if (in->nodeid != 1 || strcmp(req, "text")) {
+				rg_fuse_reply(f, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			rg_fuse_attr(f, RG_FUSE_NODE, &e.attr);
+			rg_fuse_reply(f, in->unique, 0, &e, sizeof(e));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out a = { .attr_valid = 3600 };
+
+			rg_fuse_attr(f, in->nodeid, &a.attr);
+			rg_fuse_reply(f, in->unique, 0, &a, sizeof(a));
+			break;
+		}
+		case FUSE_OPEN:
+		case FUSE_OPENDIR: {
+			struct fuse_open_out o = { .fh = 1 };
+
+			rg_fuse_reply(f, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_READ: {
+			const struct fuse_read_in *r = req;
+			char c = 0;
+
+			if (__atomic_load_n(&f->armed, __ATOMIC_ACQUIRE) &&
+			    r->offset == (__u64)f->page) {
+				/* answered by rg_fuse_release() */
+				__atomic_store_n(&f->armed, 0, __ATOMIC_RELAXED);
+				f->held_unique = in->unique;
+				f->held_size = r->size;
+				if (write(f->held[1], &c, 1) == 1)
+					break;
+			}
+			rg_fuse_read_reply(f, in->unique, r->offset, r->size);
+			break;
+		}
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_RELEASEDIR:
+			rg_fuse_reply(f, in->unique, 0, NULL, 0);
+			break;
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;
+		default:
+			/* not needed here (access(), xattrs...): refused */
+			rg_fuse_reply(f, in->unique, -EOPNOTSUPP, NULL, 0);
+		}
+	}
+}
+
+/* Mount it at RG_FUSE_DIR and serve it; 0, or a reason it cannot be */
+static const char *rg_fuse_start(struct rg_fuse *f)
+{
+	char opts[128];
+
+	memset(f, 0, sizeof(*f));
+	f->page = getpagesize();
+	pthread_mutex_init(&f->reply_lock, NULL);
+	if (pipe(f->held))
+		return "pipe";
+	f->fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (f->fd < 0)
+		return "no /dev/fuse (CONFIG_FUSE_FS)";
+	mkdir(RG_FUSE_DIR, 0755);
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", f->fd);
+	if (mount("rg_fuse", RG_FUSE_DIR, "fuse", MS_NOSUID | MS_NODEV, opts))
+		return "mount of a FUSE file system failed";
+	if (pthread_create(&f->thread, NULL, rg_fuse_serve, f))
+		return "pthread_create";
+	f->running = 1;
+	return NULL;
+}
+
+/* Answer the READ held, which the test saw come (a byte on f->held) */
+static int rg_fuse_release(struct rg_fuse *f)
+{
+	return rg_fuse_read_reply(f, f->held_unique, f->page, f->held_size);
+}
+
+static void rg_fuse_stop(struct rg_fuse *f)
+{
+	if (umount2(RG_FUSE_DIR, 0))
+		umount2(RG_FUSE_DIR, MNT_DETACH);
+	if (f->running)
+		pthread_join(f->thread, NULL);
+	close(f->fd);
+	close(f->held[0]);
+	close(f->held[1]);
+	rmdir(RG_FUSE_DIR);
+}
+
+/* A process that waits for a byte on @cmd, then does what it says */
+struct rg_proc {
+	pid_t pid;
+	int cmd, reply;		/* the parent's ends */
+};
+
+/*
+ * Fork one: it maps @len bytes of @fd (on @f) at @off for reading and execution
+ * (where a uprobe can be), runs @setup (0 or an exit code), says 'r' and
+ * then, per byte read: 'x' exits, 'b' answers with the first byte of the
+ * page at @off (0xcc once a breakpoint is there)
+ */
+static int rg_proc_start(struct rg_proc *p, struct rg_fuse *f, int fd, long len, long off,
+			 int (*setup)(void))
+{
+	int to[2], from[2];
+	char c;
+
+	if (pipe(to) || pipe(from))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (!p->pid) {
+		unsigned char *m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
+		int ret = m == MAP_FAILED ? 20 : setup ? setup() : 0;
+
+		/* the server's alone: the file system goes with the test */
+		close(f->fd);
+		close(to[1]);
+		close(from[0]);
+		if (ret)
+			_exit(ret);
+		c = 'r';
+		if (write(from[1], &c, 1) != 1)
+			_exit(21);
+		while (read(to[0], &c, 1) == 1) {
+			if (c == 'x')
+				_exit(0);
+			c = __atomic_load_n(m + (off ? 0 : getpagesize()), __ATOMIC_RELAXED);
+			if (write(from[1], &c, 1) != 1)
+				_exit(21);
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	p->cmd = to[1];
+	p->reply = from[0];
+	/* its 'r', or its exit */
+	if (!rg_wait_readable(p->reply, 30000) || read(p->reply, &c, 1) != 1 || c != 'r')
+		return -1;
+	return 0;
+}
+
+/* Send @c; for 'b', the byte it answers (or -1) */
+static int rg_proc_say(struct rg_proc *p, char c)
+{
+	unsigned char got;
+
+	if (write(p->cmd, &c, 1) != 1)
+		return -1;
+	if (c != 'b')
+		return 0;
+	if (!rg_wait_readable(p->reply, 30000) || read(p->reply, &got, 1) != 1)
+		return -1;
+	return got;
+}
+
+static void rg_proc_end(struct rg_proc *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	close(p->cmd);
+	close(p->reply);
+}
+
+/* The exiting process's enable bit, in its copy of this .bss */
+static __u32 rg_exit_word;
+
+/* What the process that exits in exit_during_uprobe_enable registers */
+static int rg_exit_setup(void)
+{
+	int fd = open(UE_DATA, O_RDWR), ret;
+
+	if (fd < 0)
+		return 22;
+	ret = uet_register_bits(fd, "rg_exitup_ev u32 a", &rg_exit_word, 4, 0, 0, NULL);
+	/*
+	 * Only the enabler keeps the event from now on; and the exit closes
+	 * no fd of user_events_data, whose release waits for event_mutex
+	 */
+	close(fd);
+	return ret ? 22 : 0;
+}
+
+#define RG_UPROBE	"rg_exitup"
+#define RG_UPROBE_EN	TRACEFS "events/uprobes/" RG_UPROBE "/enable"
+
+/*
+ * Failure: the exit of a process that used the enable-bit ABI, while an
+ * administrator enabled a uprobe on a file it mapped, hung tracing. The
+ * release of its memory, by whoever drops the last reference, dropped its
+ * enablers under event_mutex: here uprobes' register_for_each_vma(), which
+ * holds each memory that maps the file (mmget()) from the start of its walk
+ * until it is done with that one, and runs under event_mutex (the enable's)
+ * and dup_mmap_sem. Taking event_mutex again there is a self-deadlock:
+ * the enable never returns, and every later fork() waits on dup_mmap_sem.
+ *
+ * The window is held open, not raced: the file is served by the test
+ * (FUSE). Two processes map it, T from offset 0 and B from page 1 (where
+ * the probe is), so that uprobes' walk (which takes the mappings in the
+ * order of their offsets, and does the last one first) does B first and T
+ * last. At B it copies the probed instruction from the file: a READ the
+ * test holds. When that READ comes, every memory is held, so T exits (its
+ * enable bit registered) and is waited for: its memory lives on, held by
+ * the walk alone, and its event with it. Then the READ is answered: the
+ * walk installs B's breakpoint, then T's, and drops T's memory, the last
+ * reference: its release runs in the enabling task, under event_mutex.
+ * The enable must return (0), B must have its breakpoint, and T's event,
+ * created through the enable-bit ABI and held by nothing else, must go.
+ *
+ * On the kernel before the fix: lockdep's "possible recursive locking
+ * detected" (event_mutex, user_event_mm_release() from mmput() in
+ * register_for_each_vma()), and the enable never returned.
+ *
+ * The other path of the issue, a reader of trace printing user stack
+ * traces (trace_user_stack_print() drops a task's memory under
+ * trace_event_sem), has no point at which a test could hold it: the same
+ * release, which now takes no sleeping lock, serves both.
+ */
+TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
+{
+	char probe[128], held = 0;
+	struct rg_proc t = { 0 }, b = { 0 };
+	struct rg_fuse f;
+	int file, res[2], status, ret = -1;
+	const char *why;
+	pid_t en;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	if (access(TRACEFS "uprobe_events", W_OK))
+		SKIP(return, "no uprobe_events (CONFIG_UPROBE_EVENTS)");
+	why = rg_fuse_start(&f);
+	if (why && f.fd < 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
+	snprintf(probe, sizeof(probe), "p:uprobes/%s %s:0x%lx", RG_UPROBE, RG_FUSE_FILE,
+		 f.page);
+	/* one a failed run left behind */
+	uet_write_file(TRACEFS "uprobe_events", "-:uprobes/" RG_UPROBE, O_APPEND);
+	ASSERT_EQ(0, uet_write_file(TRACEFS "uprobe_events", probe, O_APPEND));
+
+	/* T maps the file from 0 and registers its bit; B maps page 1 */
+	ASSERT_EQ(0, rg_proc_start(&t, &f, file, RG_FUSE_PAGES * f.page, 0, rg_exit_setup));
+	ASSERT_EQ(0, rg_proc_start(&b, &f, file, f.page, f.page, NULL));
+	ASSERT_TRUE(uet_event_exists("user_events", "rg_exitup_ev"));
+
+	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pipe(res));
+	/* the enable, in a process of its own: it may never return */
+	en = fork();
+	ASSERT_LE(0, en);
+	if (!en) {
+		close(f.fd);
+		ret = uet_write_file(RG_UPROBE_EN, "1", O_TRUNC);
+		_exit(write(res[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 1);
+	}
+	close(res[1]);
+	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+		TH_LOG("wait expired: the READ of the probed page (the enable %s)",
+		       rg_wait_readable(res[0], 0) ? "returned" : "did not start it");
+	ASSERT_EQ(1, read(f.held[0], &held, 1));
+	/* the walk holds T's memory: T exits, and is waited for */
+	ASSERT_EQ(0, rg_proc_say(&t, 'x'));
+	status = rg_wait_pid(t.pid, 60000);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("T: status %#x", status);
+		rg_log_stack(_metadata, "T", t.pid);
+		rg_log_stack(_metadata, "the enable", en);
+	}
+	t.pid = 0;
+	/* its memory lives on, and its enabler with it: the window is open */
+	EXPECT_TRUE(uet_event_exists("user_events", "rg_exitup_ev"));
+	EXPECT_FALSE(rg_wait_readable(res[0], 0)) TH_LOG("the enable returned already");
+
+	ASSERT_EQ(0, rg_fuse_release(&f));
+	ASSERT_TRUE(rg_wait_readable(res[0], 120000)) {
+		TH_LOG("wait expired: the uprobe enable to return (the exit hung tracing)");
+		rg_log_stack(_metadata, "the enable", en);
+	}
+	ASSERT_EQ(sizeof(ret), read(res[0], &ret, sizeof(ret)));
+	EXPECT_EQ(0, ret) TH_LOG("enabling the uprobe: %s", strerror(-ret));
+	status = rg_wait_pid(en, 60000);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* the walk did B first: its breakpoint is there */
+	EXPECT_EQ(0xcc, rg_proc_say(&b, 'b'));
+	/* T's event went with its memory, a moment later */
+	EXPECT_TRUE(rg_wait_gone("rg_exitup_ev", 10000))
+		TH_LOG("wait expired: T's event to go with its memory");
+
+	EXPECT_EQ(0, uet_write_file(RG_UPROBE_EN, "0", O_TRUNC));
+	rg_proc_end(&b);
+	rg_proc_end(&t);
+	EXPECT_EQ(0, uet_write_file(TRACEFS "uprobe_events", "-:uprobes/" RG_UPROBE,
+				    O_APPEND));
+	close(file);
+	close(res[0]);
+	rg_fuse_stop(&f);
+}
+
+/* A userfaultfd that handles faults from the kernel too (root), or -1 */
+static int rg_uffd(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Register [@addr, +@len) of @uffd in @mode (UFFDIO_REGISTER_MODE_*); 0 or -1 */
+static int rg_uffd_register(int uffd, void *addr, long len, __u64 mode)
+{
+	struct uffdio_register reg = {
+		.range = { .start = (unsigned long)addr, .len = len },
+		.mode = mode,
+	};
+
+	return ioctl(uffd, UFFDIO_REGISTER, &reg) ? -1 : 0;
+}
+
+/*
+ * The next fault @uffd reports, within ue_scale_ms(@base_ms): 0 with its
+ * message in *@msg, or -1
+ */
+static int rg_uffd_fault(int uffd, struct uffd_msg *msg, long base_ms)
+{
+	if (!rg_wait_readable(uffd, base_ms))
+		return -1;
+	if (read(uffd, msg, sizeof(*msg)) != sizeof(*msg))
+		return -1;
+	return msg->event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
+}
+
+/* How many lines of @path contain @needle */
+static int rg_count_in(const char *path, const char *needle)
+{
+	char *text = uet_read_file(path), *p;
+	int n = 0;
+
+	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	return n;
+}
+
+/* Perf events counting tracepoint @id, one per CPU; how many, or -1 */
+static int rg_perf_cpus(int id, int *fds, int max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n;
+
+	for (n = 0; n < cpus && n < max; n++) {
+		fds[n] = uet_perf_open(id, -1, n, 0);
+		if (fds[n] < 0)
+			return -1;
+	}
+	return n;
+}
+
+/* What they counted, all together */
+static long long rg_perf_count(const int *fds, int n)
+{
+	long long sum = 0;
+	__u64 v[2];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (read(fds[i], v, sizeof(v)) == sizeof(v))
+			sum += v[0];
+	return sum;
+}
+
+static void rg_perf_close(const int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+struct rg_writer {
+	int fd;
+	const void *buf;
+	size_t len;
+	ssize_t ret;
+	int err;
+};
+
+static void *rg_write_thread(void *arg)
+{
+	struct rg_writer *w = arg;
+
+	w->ret = write(w->fd, w->buf, w->len);
+	w->err = errno;
+	return NULL;
+}
+
+#define RG_PW_INST	"instances/rg_pw/"
+#define RG_PW_TRACE	TRACEFS RG_PW_INST "trace"
+/* more than perf takes (8180), less than 16 KiB sub-buffers do (16344) */
+#define RG_PW_LEN	12000
+
+/*
+ * Failure: a perf event attached between the check of a write's size
+ * against the consumers and the call of their probes got a record larger
+ * than perf takes: perf_trace_buf_alloc() WARNs ("perf buffer not large
+ * enough"), which panics a panic_on_warn machine, and the write was taken
+ * though perf could not have it (so much for "recorded by all or by none").
+ *
+ * The window is held open: the write's payload runs into a page that is
+ * not there, registered with a userfaultfd. The event's one consumer,
+ * ftrace in an instance with 16 KiB sub-buffers, takes the payload; its
+ * copy (page faults disabled, as in a tracepoint) finds the page missing,
+ * and the write is tried again once the kernel faulted the pages in: that
+ * fault waits for the test. Meanwhile perf events attach, on every CPU.
+ * The write must then fail with E2BIG, recorded by nobody. Then, perf
+ * attached, a write of perf's largest payload goes to both, and a larger
+ * one is refused, until perf detaches.
+ *
+ * On the kernel before the fix: "WARNING: ... perf_trace_buf_alloc" in
+ * the kernel log, and the write returned 12004 (ftrace had it, perf not).
+ */
+TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
+{
+	static char fill[65536];
+	int fd = open(UE_DATA, O_RDWR), uffd, perf[64], np, id;
+	struct rg_writer w = { .fd = fd };
+	struct uffdio_copy copy = { 0 };
+	long page = getpagesize(), max;
+	struct user_status_reg reg;
+	struct uffd_msg msg;
+	pthread_t th;
+	char *buf;
+
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
+	uffd = rg_uffd();
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (CONFIG_USERFAULTFD): %s", strerror(errno));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_pw u8 a", &reg));
+	id = uet_tracepoint_id("rg_pw");
+	ASSERT_LT(0, id);
+	rmdir(TRACEFS RG_PW_INST);
+	ASSERT_EQ(0, mkdir(TRACEFS RG_PW_INST, 0755));
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_PW_INST "buffer_subbuf_size_kb", "16", O_TRUNC));
+	max = uet_ftrace_max_payload(RG_PW_INST);
+	ASSERT_LE(RG_PW_LEN, max);
+	ASSERT_EQ(0, uet_enable(RG_PW_INST, "rg_pw", 1));
+
+	/* [index][payload] from 4 bytes before page 1 into page 3, which is missing */
+	buf = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_GE(4 * page, page + RG_PW_LEN);
+	ASSERT_LT(3 * page, page + RG_PW_LEN);
+	memset(fill, 0x5a, sizeof(fill));
+	memcpy(buf, fill, 3 * page);
+	memcpy(buf + page - 4, &reg.write_index, 4);
+	ASSERT_EQ(0, rg_uffd_register(uffd, buf + 3 * page, page, UFFDIO_REGISTER_MODE_MISSING));
+	w.buf = buf + page - 4;
+	w.len = 4 + RG_PW_LEN;
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_write_thread, &w));
+	/* the writer's second try, faulting the pages in, waits for us */
+	ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
+		TH_LOG("wait expired: the write's fault on its missing page");
+	EXPECT_EQ((unsigned long)(buf + 3 * page), msg.arg.pagefault.address & ~(page - 1));
+	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	np = rg_perf_cpus(id, perf, 64);
+	ASSERT_LT(0, np) TH_LOG("perf_event_open: %s", strerror(errno));
+	copy.dst = (unsigned long)(buf + 3 * page);
+	copy.src = (unsigned long)fill;
+	copy.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-1, w.ret) TH_LOG("the write returned %zd", w.ret);
+	EXPECT_EQ(E2BIG, w.err);
+	EXPECT_EQ(0, rg_perf_count(perf, np));
+	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+
+	/* perf's largest payload: both get it; one more byte, nobody */
+	EXPECT_EQ(4 + UE_PERF_MAX_PAYLOAD, write(fd, w.buf, 4 + UE_PERF_MAX_PAYLOAD));
+	EXPECT_EQ(-1, write(fd, w.buf, 4 + UE_PERF_MAX_PAYLOAD + 1));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(-1, write(fd, w.buf, w.len));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(1, rg_perf_count(perf, np));
+	EXPECT_EQ(1, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	rg_perf_close(perf, np);
+	/* perf gone: ftrace takes the larger one */
+	EXPECT_EQ(w.len, write(fd, w.buf, w.len));
+	EXPECT_EQ(2, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+
+	EXPECT_EQ(0, uet_enable(RG_PW_INST, "rg_pw", 0));
+	EXPECT_EQ(0, rmdir(TRACEFS RG_PW_INST));
+	munmap(buf, 4 * page);
+	close(uffd);
+	close(fd);
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(fd, "rg_pw"));
+	close(fd);
+}
+
+struct rg_unreg {
+	int fd;
+	void *addr;
+	int bit;
+	int ret;
+};
+
+static void *rg_unreg_thread(void *arg)
+{
+	struct rg_unreg *u = arg;
+
+	u->ret = uet_unregister_bits(u->fd, u->addr, u->bit);
+	return NULL;
+}
+
+/* Wait up to ue_scale_ms(@base_ms) for bit @bit of @word to be @want; 1 if so */
+static int rg_wait_bit(const __u32 *word, int bit, int want, long base_ms)
+{
+	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL;
+
+	do {
+		if (!!(__atomic_load_n(word, __ATOMIC_RELAXED) & (1u << bit)) == want)
+			return 1;
+		usleep(1000);
+	} while (now_us() < end);
+	return 0;
+}
+
+/*
+ * The child of fork_during_unregister: its copy of the word has the bit
+ * (2 if not); after the parent's disable (a byte on @go) the bit clears
+ * (1 if not), after its enable it sets again (3 if not). A byte on @ready
+ * after each.
+ */
+static int rg_funreg_child(const __u32 *word, int ready, int go)
+{
+	char c = 0;
+
+	if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & (1u << 3)))
+		return 2;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	if (!rg_wait_bit(word, 3, 0, 30000))
+		return 1;
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 4;
+	return rg_wait_bit(word, 3, 1, 30000) ? 0 : 3;
+}
+
+/*
+ * The fork/unregister race upstream fixed in Linux 7.2-rc2 (a
+ * use-after-free in its copy of the enablers, "refcount_t: addition on
+ * 0"): one thread forks while another unregisters the enabler being
+ * copied. Here fork() copies the enablers under the parent's lock, which
+ * the unregistration takes to unlink one, so nothing is freed under the
+ * copy (KASAN checks). But the copy skipped an enabler being unregistered:
+ * the child's copy of the word, made before the parent cleared its bit,
+ * kept the bit set, and nothing ever cleared it. The child must have an
+ * enabler of its own for it, as after a fork before the unregistration.
+ *
+ * The window is held open: the word's page is write-protected through a
+ * userfaultfd, so the unregistration's clear of the bit (the event is
+ * enabled) waits for the test, the enabler marked as being unregistered.
+ * The test forks then. The child's bit is set; after a disable it clears,
+ * after an enable it sets again. Then the unregistration completes: 0, the
+ * parent's bit clear and its enabler gone; the child exits with its copy.
+ *
+ * On the kernel before the fix: the child's bit stayed set after the
+ * disable (its exit status 1).
+ */
+TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
+{
+	int fd = open(UE_DATA, O_RDWR), ctl, uffd, ready[2], go[2], status;
+	struct uffdio_writeprotect wp = { 0 };
+	struct rg_unreg u = { .fd = fd, .bit = 3 };
+	long page = getpagesize();
+	struct user_status_reg reg;
+	struct uffd_msg msg;
+	__u32 *word;
+	pthread_t th;
+	char c = 0;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	uffd = rg_uffd();
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (CONFIG_USERFAULTFD): %s", strerror(errno));
+	ASSERT_LE(0, fd);
+	/* made through the status page: the event stays */
+	ctl = open(UE_DATA, O_RDWR);
+	ASSERT_EQ(0, uet_register(ctl, "rg_funreg u32 a", &reg));
+	ASSERT_EQ(0, uet_enable("", "rg_funreg", 1));
+	word = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, word);
+	*word = 0;
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_funreg u32 a", word, 4, 3, 0, NULL));
+	ASSERT_EQ(1u << 3, __atomic_load_n(word, __ATOMIC_RELAXED));
+	ASSERT_EQ(0, rg_uffd_register(uffd, word, page, UFFDIO_REGISTER_MODE_WP))
+		TH_LOG("UFFDIO_REGISTER (write-protect): %s", strerror(errno));
+	wp.range.start = (unsigned long)word;
+	wp.range.len = page;
+	wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp));
+
+	u.addr = word;
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_unreg_thread, &u));
+	ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
+		TH_LOG("wait expired: DIAG_IOCSUNREG's write of the word");
+	EXPECT_TRUE(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP);
+	EXPECT_EQ(1u << 3, __atomic_load_n(word, __ATOMIC_RELAXED));
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_funreg_child(word, ready[1], go[0]));
+	ASSERT_TRUE(rg_wait_readable(ready[0], 60000));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, uet_enable("", "rg_funreg", 0));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	if (rg_wait_readable(ready[0], 60000) && read(ready[0], &c, 1) == 1) {
+		ASSERT_EQ(0, uet_enable("", "rg_funreg", 1));
+		ASSERT_EQ(1, write(go[1], &c, 1));
+	}
+	status = rg_wait_pid(pid, 120000);
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child: status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child: %s", WEXITSTATUS(status) == 1 ?
+		       "its bit stayed set after the disable: no enabler of its own" :
+		       WEXITSTATUS(status) == 2 ? "its copy of the word had no bit" :
+		       WEXITSTATUS(status) == 3 ? "its bit did not come back" : "pipes");
+
+	/* the unregistration goes on: write-protection off, the fault woken */
+	wp.mode = 0;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, u.ret);
+	EXPECT_EQ(0, __atomic_load_n(word, __ATOMIC_RELAXED));
+	EXPECT_EQ(-ENOENT, uet_unregister_bits(fd, word, 3));
+
+	EXPECT_EQ(0, uet_enable("", "rg_funreg", 0));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	munmap(word, page);
+	close(uffd);
+	close(fd);
+	close(ctl);
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(fd, "rg_funreg"));
+	close(fd);
 }
 
 UE_HARNESS_MAIN
