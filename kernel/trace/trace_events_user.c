@@ -2343,7 +2343,7 @@ static void user_retired_stamp(void *data)
 	int i, cpu = smp_processor_id();
 
 	/* the trace arrays are there: the caller holds event_mutex */
-	for (i = 0; i < r->nr_bufs; i++)
+	for (i = 0; i < r->nr_bufs && r->bufs[i].tr; i++)
 		r->bufs[i].stamps[cpu] =
 			ring_buffer_time_stamp(r->bufs[i].tr->array_buffer.buffer);
 }

@@ -357,6 +357,7 @@ def stages(final, gone):
     c.drop_stmt('user_event_add_trace_call', 'dyn_event_add',
                 new='\treturn 0;\n')
     c.drop_stmt('user_event_unlist', 'dyn_event_remove')
+    c.edit('user_event_delete', '(DIAG_IOCSDEL, dynamic_events)', '(DIAG_IOCSDEL)')
     c.drop_section('user_event_create')
     c.drop_prototype('user_event_ops')
     # the early initcall keeps making the status page, without the u: command
