@@ -2247,6 +2247,7 @@ static void user_retired_free(struct user_retired *r)
 static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 {
 	struct user_retired *r;
+	bool ok;
 	int i;
 
 	r = kzalloc(struct_size(r, bufs, nr), GFP_KERNEL_ACCOUNT);
@@ -2258,13 +2259,13 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 			      ue->class.system);
 	r->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s_%d", ue->name,
 			    ue->fmt.event.type);
-	for (i = 0; i < nr; i++)
+	ok = r->system && r->name;
+	for (i = 0; i < nr && ok; i++) {
 		r->bufs[i].stamps = kmalloc_array(nr_cpu_ids, sizeof(u64),
 						  GFP_KERNEL_ACCOUNT);
-	for (i = 0; i < nr && r->name && r->system; i++)
-		if (!r->bufs[i].stamps)
-			break;
-	if (!r->system || !r->name || i < nr) {
+		ok = r->bufs[i].stamps;
+	}
+	if (!ok) {
 		user_retired_free(r);
 		return NULL;
 	}
@@ -2332,7 +2333,8 @@ static int user_event_retire(struct user_event *ue, int nr)
 	user_event_unlist(ue);
 	ue->group->nr_retired++;
 	list_add_tail(&r->link, &user_retired_events);
-	mod_delayed_work(system_wq, &user_retired_work, USER_RETIRED_CHECK);
+	/* unless pending: retirements in a row must not keep putting it off */
+	schedule_delayed_work(&user_retired_work, USER_RETIRED_CHECK);
 	return 0;
 }
 
