@@ -42,6 +42,7 @@
 
 #include "trace.h"
 #include "trace_dynevent.h"
+#include "trace_output.h"
 
 #define USER_EVENT_MAX_NAME	255
 /* The longest description, and the buffer for one (NUL included) */
@@ -128,7 +129,7 @@ struct user_event {
 	bool			auto_del;
 	/*
 	 * A record of it may be in an ftrace buffer: then it is not deleted
-	 * automatically, since a deletion clears the buffers it was enabled in
+	 * automatically, and a deletion retires it (section Retired events)
 	 */
 	bool			in_buffer;
 	/* Attached consumers, by kind; event_mutex */
@@ -138,6 +139,16 @@ struct user_event {
 	struct list_head	enablers;
 	/* That list and the writing of the bits; fork() takes it, not event_mutex */
 	struct mutex		enablers_lock;
+	/*
+	 * The event's type, and what trace prints its records with: a trace
+	 * event of its own, registered (register_trace_event()) apart from
+	 * call, which has only the type's number. A deleted event whose
+	 * records a buffer may hold is retired: call goes, fmt stays with the
+	 * type until no buffer holds them (section Retired events).
+	 */
+	struct trace_event_call	fmt;
+	/* Set once retired: fmt's files and what it waits for; event_mutex */
+	struct user_retired	*retired;
 };
 
 /*
@@ -217,8 +228,9 @@ struct user_event_group {
 	u8			*status_bytes;
 	/* status byte -> event */
 	struct xarray		by_index;
-	/* Its events, at most user_group_max() */
+	/* Its events, at most user_group_max(); the retired ones among them */
 	unsigned int		nr_events;
+	unsigned int		nr_retired;
 	/* A tenant group's: its name, id and own limit, else NULL and 0 */
 	const char		*name;
 	u32			id;
@@ -1664,11 +1676,10 @@ static void user_event_update_status(struct user_event *ue)
 
 /*
  * Is @ue an enable-bit event that nothing refers to any more, and that can
- * go without taking anybody's records with it? One that recorded into an
- * ftrace buffer stays, still decoded in trace, trace_pipe and by trace-cmd,
- * until it is deleted on purpose (DIAG_IOCSDEL, "-:name"): a deletion
- * clears the buffers it was ever enabled in, the kernel's records too. It
- * counts against user_events_max as any event does.
+ * go at once? One that recorded into an ftrace buffer stays, listed and
+ * registrable as before, until it is deleted on purpose (DIAG_IOCSDEL,
+ * "-:name"), which retires it (section Retired events). It counts against
+ * user_events_max as any event does.
  */
 static bool user_event_unused(struct user_event *ue)
 {
@@ -1679,6 +1690,10 @@ static bool user_event_unused(struct user_event *ue)
 static void user_event_reap_fn(struct work_struct *work);
 static DECLARE_WORK(user_event_reap_work, user_event_reap_fn);
 static void user_event_mm_drop_released(bool reap);
+
+/* Retired events: deleted, their records still in a buffer; event_mutex */
+static LIST_HEAD(user_retired_events);
+static void user_retired_reclaim(struct user_event_group *room_for);
 
 /* Hook one consumer's probe on or off; @users counts that kind */
 static int user_event_attach(struct user_event *ue, void *probe, void *data,
@@ -1806,6 +1821,13 @@ enum {
 	UE_GET_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
 };
 
+/* May @g have no more events? */
+static bool user_events_full(struct user_event_group *g)
+{
+	return user_events_count >= READ_ONCE(user_events_max) ||
+	       g->nr_events >= user_group_max(g);
+}
+
 /* Take what @d owns and lay the fields out after the common header */
 static struct user_event *user_event_alloc(struct user_event_group *g,
 					   struct user_spec *d,
@@ -1853,6 +1875,31 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 	return ue;
 }
 
+/*
+ * The type of @ue, registered on fmt: what prints a record of that type
+ * (ftrace_find_event()) is fmt's, which the trace event core takes to be a
+ * trace_event_call's (print_event_fields(), eprobes): while @ue lives, one
+ * of its class, fields and name; call gets the type's number.
+ */
+static int user_event_register_type(struct user_event *ue)
+{
+	struct trace_event_call *fmt = &ue->fmt;
+
+	fmt->class = &ue->class;
+	fmt->name = ue->name;
+	fmt->print_fmt = ue->call.print_fmt;
+	fmt->event.funcs = &user_event_funcs;
+	fmt->data = ue;
+	/*
+	 * The type ids (TRACE_EVENT_TYPE_MAX) are one pool for every trace
+	 * event, dynamic ones of all kinds: a group's limit does not hold one
+	 */
+	if (!register_trace_event(&fmt->event))
+		return -ENOSPC;
+	ue->call.event.type = fmt->event.type;
+	return 0;
+}
+
 static int user_event_add_trace_call(struct user_event *ue)
 {
 	struct trace_event_call *call = &ue->call;
@@ -1866,6 +1913,7 @@ static int user_event_add_trace_call(struct user_event *ue)
 	if (!ue->class.fields_array)
 		return -ENOMEM;
 	call->class = &ue->class;
+	/* for tp_printk (output_printk()); see user_event_remove_call() */
 	call->event.funcs = &user_event_funcs;
 	call->flags = TRACE_EVENT_FL_TRACEPOINT;
 	call->tp = &ue->tp;
@@ -1874,15 +1922,12 @@ static int user_event_add_trace_call(struct user_event *ue)
 	ret = user_event_set_print_fmt(ue);
 	if (ret)
 		return ret;
-	/*
-	 * The type ids (TRACE_EVENT_TYPE_MAX) are one pool for every trace
-	 * event, dynamic ones of all kinds: a group's limit does not hold one
-	 */
-	if (!register_trace_event(&call->event))
-		return -ENOSPC;
+	ret = user_event_register_type(ue);
+	if (ret)
+		return ret;
 	ret = trace_add_event_call(call);
 	if (ret) {
-		unregister_trace_event(&call->event);
+		unregister_trace_event(&ue->fmt.event);
 		return ret;
 	}
 	dyn_event_init(&ue->devent, &user_event_ops);
@@ -1931,8 +1976,10 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 	struct user_event *ue;
 	int ret;
 
-	if (user_events_count >= READ_ONCE(user_events_max) ||
-	    g->nr_events >= user_group_max(g))
+	/* retired events count: those no buffer holds any more go first */
+	if (user_events_full(g) && !list_empty(&user_retired_events))
+		user_retired_reclaim(g);
+	if (user_events_full(g))
 		return ERR_PTR(-EMFILE);
 	ue = user_event_alloc(g, d, how);
 	if (!ue)
@@ -1994,18 +2041,26 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	return ue;
 }
 
-/* Delete @ue unless an fd or an enabler holds it or a consumer is attached */
-static int user_event_destroy(struct user_event *ue)
+/*
+ * Take call out of tracefs and the trace event core; the type stays with
+ * fmt. event_remove() unregisters call->event when it has funcs, which
+ * call has only for tp_printk: with no consumer and no writer (no fd holds
+ * @ue), nothing prints through it now.
+ */
+static int user_event_remove_call(struct user_event *ue)
 {
 	int ret;
 
-	lockdep_assert_held(&event_mutex);
-	user_event_mm_drop_released(false);
-	if (refcount_read(&ue->refs) != 1)
-		return -EBUSY;
+	ue->call.event.funcs = NULL;
 	ret = trace_remove_event_call(&ue->call);
 	if (ret)
-		return ret;
+		ue->call.event.funcs = &user_event_funcs;
+	return ret;
+}
+
+/* Its name, dynamic_events line and status byte are free for others */
+static void user_event_unlist(struct user_event *ue)
+{
 	dyn_event_remove(&ue->devent);
 	hash_del(&ue->node);
 	if (ue->index) {
@@ -2013,27 +2068,63 @@ static int user_event_destroy(struct user_event *ue)
 		WRITE_ONCE(ue->group->status_bytes[ue->index], 0);
 		xa_erase(&ue->group->by_index, ue->index);
 	}
+}
+
+/* Is @ue held by an fd or an enabler, or has it a consumer? */
+static bool user_event_busy(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+	/* an exited process's enablers count until dropped; none is reaped */
+	user_event_mm_drop_released(false);
+	return refcount_read(&ue->refs) != 1 || user_event_status(ue);
+}
+
+/*
+ * Delete @ue now, type and all, unless it is busy. The caller knows that no
+ * buffer holds a record of it, and has cleared the marks that would make
+ * trace_remove_event_call() clear buffers (user_event_forget_enabled()).
+ */
+static int user_event_destroy(struct user_event *ue)
+{
+	int ret;
+
+	if (user_event_busy(ue))
+		return -EBUSY;
+	ret = user_event_remove_call(ue);
+	if (ret)
+		return ret;
+	unregister_trace_event(&ue->fmt.event);
+	user_event_unlist(ue);
 	user_event_release_memory(ue);
 	return 0;
 }
 
 /*
- * @ue has no record in any ftrace buffer: its deletion need not clear the
- * buffers it was enabled in, which trace_remove_event_call() marks for
- * clearing (EVENT_FILE_FL_WAS_ENABLED) so that no record of a type gone or
- * reused stays behind. Nothing sets the flag again: @ue has no consumer.
+ * Forget that call of @ue was ever enabled (EVENT_FILE_FL_WAS_ENABLED),
+ * by which trace_remove_event_call() marks the trace arrays whose buffers
+ * are to be cleared so that no record of a type gone or reused stays
+ * behind: @ue's records, where they may be, are seen to here. Nothing sets
+ * the flag again: @ue has no consumer. With @tr, only there.
  */
-static void user_event_forget_enabled(struct user_event *ue)
+static void user_event_forget_enabled_in(struct user_event *ue,
+					 struct trace_array *tr)
 {
 	struct trace_event_file *file;
+
+	lockdep_assert_held(&trace_types_lock);
+	list_for_each_entry(file, &tr->events, list)
+		if (file->event_call == &ue->call)
+			clear_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags);
+}
+
+static void user_event_forget_enabled(struct user_event *ue)
+{
 	struct trace_array *tr;
 
 	lockdep_assert_held(&event_mutex);
 	guard(mutex)(&trace_types_lock);
 	list_for_each_entry(tr, &ftrace_trace_arrays, list)
-		list_for_each_entry(file, &tr->events, list)
-			if (file->event_call == &ue->call)
-				clear_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags);
+		user_event_forget_enabled_in(ue, tr);
 }
 
 /*
@@ -2067,6 +2158,415 @@ static void user_event_reap_fn(struct work_struct *work)
 	guard(mutex)(&event_mutex);
 	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
 		user_event_reap(ue);
+}
+
+/* Retired events --------------------------------------------------------- */
+
+/*
+ * A deletion asked for (user_event_delete()) of an event whose records an
+ * ftrace buffer may hold does not clear those buffers, as the removal of a
+ * trace event does (trace_remove_event_call()): the event is retired. Its
+ * name and status byte are free at once, and it is listed nowhere; its
+ * trace event (call) goes, its type stays registered on fmt, so that trace
+ * and trace_pipe print its records with its fields, and fmt is listed in
+ * tracefs as a format only (TRACE_EVENT_FL_IGNORE_ENABLE, no reg: no
+ * enable, filter, trigger or id file, nothing attaches to it), as
+ * events/<system>_retired/<name>_<type>/format, for trace-cmd and the like.
+ *
+ * It goes, and its type with it, once no buffer holds records of it: for
+ * each trace array it was enabled in (those whose buffers the core would
+ * have cleared), the array is gone, or none of its buffer's records is as
+ * old as the retirement: on each CPU, the buffer is empty or its oldest
+ * unread record is younger than the time of the trace array's clock, read
+ * on that CPU, when the event was retired (no record of it can be written
+ * since: no fd holds it). A trace array with a snapshot buffer keeps it
+ * (the snapshot may hold them, and swaps with the buffer). A worker
+ * checks every USER_RETIRED_CHECK while there are retired events.
+ *
+ * A reader may still want the format of records it took out of a buffer
+ * (trace-cmd extract reads the data, clears the buffer, then reads every
+ * format): the event goes USER_RETIRED_GRACE after its buffers were found
+ * free of its records, unless its group needs the room (a registration
+ * that would fail for want of it: see user_event_create_spec()).
+ *
+ * A retired event counts against user_events_max and its group's limit
+ * until it goes: what a group's deletions leave in buffers is bounded by
+ * its limit, and charged to the deleter's memory cgroup.
+ */
+#define USER_RETIRED_CHECK	HZ
+#define USER_RETIRED_GRACE	(60 * HZ)
+
+#define USER_RETIRED_SUFFIX	"_retired"
+
+/*
+ * One trace array whose buffer may hold records of a retired event: known
+ * by its address, never dereferenced after the retirement (it may be
+ * removed since: then it is not in ftrace_trace_arrays; one made later at
+ * that address, which holds no such record, is checked in its place, which
+ * can only delay). NULL once the buffer holds none of them.
+ */
+struct user_retired_buf {
+	struct trace_array	*tr;
+	/* per CPU: the array's clock there at retirement, U64_MAX if offline */
+	u64			*stamps;
+};
+
+struct user_retired {
+	struct list_head	link;		/* in user_retired_events */
+	struct user_event	*ue;
+	/* when every buffer was first found free of its records; 0: not yet */
+	unsigned long		clean_at;
+	/* fmt's class: <system>_retired, no reg, fields of its own */
+	struct trace_event_class class;
+	char			*system;
+	char			*name;		/* <name>_<type> */
+	int			nr_bufs;
+	struct user_retired_buf	bufs[] __counted_by(nr_bufs);
+};
+
+static void user_retired_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(user_retired_work, user_retired_work_fn);
+
+/* Was call of @ue ever enabled in @tr? Then its buffer may hold records. */
+static struct trace_event_file *user_event_was_in(struct user_event *ue,
+						  struct trace_array *tr)
+{
+	struct trace_event_file *file;
+
+	lockdep_assert_held(&trace_types_lock);
+	list_for_each_entry(file, &tr->events, list)
+		if (file->event_call == &ue->call)
+			return test_bit(EVENT_FILE_FL_WAS_ENABLED_BIT,
+					&file->flags) ? file : NULL;
+	return NULL;
+}
+
+/* How many trace arrays may hold records of @ue */
+static int user_event_nr_buffers(struct user_event *ue)
+{
+	struct trace_array *tr;
+	int n = 0;
+
+	lockdep_assert_held(&event_mutex);
+	if (!READ_ONCE(ue->in_buffer))
+		return 0;
+	guard(mutex)(&trace_types_lock);
+	list_for_each_entry(tr, &ftrace_trace_arrays, list)
+		n += !!user_event_was_in(ue, tr);
+	return n;
+}
+
+static void user_retired_free(struct user_retired *r)
+{
+	int i;
+
+	for (i = 0; i < r->nr_bufs; i++)
+		kfree(r->bufs[i].stamps);
+	kfree(r->system);
+	kfree(r->name);
+	kfree(r);
+}
+
+/* What retiring @ue, whose records @nr trace arrays may hold, takes */
+static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
+{
+	struct user_retired *r;
+	bool ok;
+	int i;
+
+	r = kzalloc(struct_size(r, bufs, nr), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return NULL;
+	r->nr_bufs = nr;
+	r->ue = ue;
+	r->system = kasprintf(GFP_KERNEL_ACCOUNT, "%s" USER_RETIRED_SUFFIX,
+			      ue->class.system);
+	r->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s_%d", ue->name,
+			    ue->fmt.event.type);
+	ok = r->system && r->name;
+	for (i = 0; i < nr && ok; i++) {
+		r->bufs[i].stamps = kmalloc_array(nr_cpu_ids, sizeof(u64),
+						  GFP_KERNEL_ACCOUNT);
+		ok = r->bufs[i].stamps;
+	}
+	if (!ok) {
+		user_retired_free(r);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&r->class.fields);
+	r->class.system = r->system;
+	r->class.fields_array = ue->class.fields_array;
+	return r;
+}
+
+/*
+ * Make fmt the format of retired @ue, or (@undo) the live event's again:
+ * @r's class, with the fields call had (call goes), and @r's name. Under
+ * trace_event_sem, which what prints through fmt holds.
+ */
+static void user_retired_set_format(struct user_event *ue,
+				    struct user_retired *r, bool undo)
+{
+	struct trace_event_call *fmt = &ue->fmt;
+
+	guard(rwsem_write)(&trace_event_sem);
+	if (!undo) {
+		list_splice_init(&ue->class.fields, &r->class.fields);
+		fmt->class = &r->class;
+		fmt->name = r->name;
+		fmt->flags = TRACE_EVENT_FL_IGNORE_ENABLE;
+	} else {
+		list_splice_init(&r->class.fields, &ue->class.fields);
+		fmt->class = &ue->class;
+		fmt->name = ue->name;
+		fmt->flags = 0;
+	}
+}
+
+/*
+ * Note in @r each trace array whose buffer may hold records of @ue, and
+ * its clock on each CPU: what user_retired_done() compares the buffer's
+ * oldest records with. The marks of call are cleared: its removal clears
+ * no buffer.
+ */
+static void user_retired_hold(struct user_event *ue, struct user_retired *r);
+
+/* Retire @ue, which is not busy, and whose records @nr trace arrays may hold */
+static int user_event_retire(struct user_event *ue, int nr)
+{
+	struct user_retired *r;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	r = user_retired_alloc(ue, nr);
+	if (!r)
+		return -ENOMEM;
+	user_retired_set_format(ue, r, false);
+	ret = trace_add_event_call(&ue->fmt);
+	if (ret) {
+		user_retired_set_format(ue, r, true);
+		user_retired_free(r);
+		return ret;
+	}
+	ue->retired = r;
+	user_retired_hold(ue, r);
+	/* cannot fail: nothing is attached, and event_mutex is held */
+	ret = user_event_remove_call(ue);
+	if (WARN_ON_ONCE(ret))
+		return ret;
+	user_event_unlist(ue);
+	ue->group->nr_retired++;
+	list_add_tail(&r->link, &user_retired_events);
+	/* unless pending: retirements in a row must not keep putting it off */
+	schedule_delayed_work(&user_retired_work, USER_RETIRED_CHECK);
+	return 0;
+}
+
+/* The clock of each trace array of @r, on this CPU: on_each_cpu() */
+static void user_retired_stamp(void *data)
+{
+	struct user_retired *r = data;
+	int i, cpu = smp_processor_id();
+
+	/* the trace arrays are there: the caller holds event_mutex */
+	for (i = 0; i < r->nr_bufs && r->bufs[i].tr; i++)
+		r->bufs[i].stamps[cpu] =
+			ring_buffer_time_stamp(r->bufs[i].tr->array_buffer.buffer);
+}
+
+static void user_retired_hold(struct user_event *ue, struct user_retired *r)
+{
+	struct trace_array *tr;
+	int i = 0, cpu;
+
+	lockdep_assert_held(&event_mutex);
+	guard(mutex)(&trace_types_lock);
+	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
+		/* trace arrays come and go under event_mutex: nr_bufs is right */
+		if (!user_event_was_in(ue, tr) || WARN_ON_ONCE(i == r->nr_bufs))
+			continue;
+		r->bufs[i].tr = tr;
+		for_each_possible_cpu(cpu)
+			r->bufs[i].stamps[cpu] = U64_MAX;
+		user_event_forget_enabled_in(ue, tr);
+		i++;
+	}
+	/* after every record of @ue: no fd holds it, nothing writes it */
+	on_each_cpu(user_retired_stamp, r, 1);
+}
+
+/*
+ * The oldest unread record's time stamp of each CPU's part of @tr's
+ * buffer, U64_MAX where it is empty, or 0 for every CPU while the array
+ * has a snapshot buffer: @oldest
+ */
+static void user_retired_oldest(struct trace_array *tr, u64 *oldest)
+{
+	struct trace_buffer *buf = tr->array_buffer.buffer;
+	int cpu;
+
+	lockdep_assert_held(&trace_types_lock);
+	for_each_possible_cpu(cpu) {
+		oldest[cpu] = 0;
+#ifdef CONFIG_TRACER_MAX_TRACE
+		if (tr->allocated_snapshot)
+			continue;
+#endif
+		if (!ring_buffer_entries_cpu(buf, cpu))
+			oldest[cpu] = U64_MAX;
+		else
+			oldest[cpu] = ring_buffer_oldest_event_ts(buf, cpu);
+	}
+}
+
+/* user_retired_oldest() of each trace array, at one check */
+struct user_retired_view {
+	int			nr;
+	struct trace_array	**tr;
+	u64			*oldest;	/* nr_cpu_ids per array */
+};
+
+static void user_retired_view_free(struct user_retired_view *v)
+{
+	kfree(v->tr);
+	kfree(v->oldest);
+}
+
+static int user_retired_view(struct user_retired_view *v)
+{
+	struct trace_array *tr;
+	int i = 0;
+
+	lockdep_assert_held(&trace_types_lock);
+	v->nr = 0;
+	list_for_each_entry(tr, &ftrace_trace_arrays, list)
+		v->nr++;
+	v->tr = kcalloc(v->nr, sizeof(*v->tr), GFP_KERNEL);
+	v->oldest = kcalloc(array_size(v->nr, nr_cpu_ids), sizeof(u64),
+			    GFP_KERNEL);
+	if (!v->tr || !v->oldest) {
+		user_retired_view_free(v);
+		return -ENOMEM;
+	}
+	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
+		v->tr[i] = tr;
+		user_retired_oldest(tr, &v->oldest[i * nr_cpu_ids]);
+		i++;
+	}
+	return 0;
+}
+
+/* Does buffer @b of @r still (maybe) hold records of it? */
+static bool user_retired_holds(struct user_retired_buf *b,
+			       struct user_retired_view *v)
+{
+	const u64 *oldest;
+	int i, cpu;
+
+	for (i = 0; i < v->nr; i++)
+		if (v->tr[i] == b->tr)
+			break;
+	/* the trace array was removed, its buffer with it */
+	if (i == v->nr)
+		return false;
+	oldest = &v->oldest[i * nr_cpu_ids];
+	for_each_possible_cpu(cpu)
+		if (oldest[cpu] <= b->stamps[cpu])
+			return true;
+	return false;
+}
+
+/*
+ * May @r's event go? Every buffer is free of its records (it lets go of
+ * those that are), since USER_RETIRED_GRACE unless @hurry.
+ */
+static bool user_retired_done(struct user_retired *r,
+			      struct user_retired_view *v, bool hurry)
+{
+	bool done = true;
+	int i;
+
+	for (i = 0; i < r->nr_bufs; i++) {
+		if (!r->bufs[i].tr)
+			continue;
+		if (user_retired_holds(&r->bufs[i], v))
+			done = false;
+		else
+			r->bufs[i].tr = NULL;
+	}
+	if (!done || hurry)
+		return done;
+	/* 0 is "not yet" */
+	if (!r->clean_at)
+		r->clean_at = jiffies ?: 1;
+	return time_after_eq(jiffies, r->clean_at + USER_RETIRED_GRACE);
+}
+
+/* No buffer holds records of @r's event: it goes, and its type */
+static void user_retired_remove(struct user_retired *r)
+{
+	struct user_event *ue = r->ue;
+
+	/* fmt cannot be enabled: no buffer is cleared; its type is freed */
+	if (WARN_ON_ONCE(trace_remove_event_call(&ue->fmt))) {
+		list_move_tail(&r->link, &user_retired_events);
+		return;
+	}
+	list_del(&r->link);
+	ue->group->nr_retired--;
+	user_retired_free(r);
+	user_event_release_memory(ue);
+}
+
+/*
+ * Remove the retired events that no buffer holds records of any more: past
+ * their grace, or at once those of group @room_for, which needs the room
+ * (of every group when kernel.user_events_max is reached)
+ */
+static void user_retired_reclaim(struct user_event_group *room_for)
+{
+	bool all = user_events_count >= READ_ONCE(user_events_max);
+	struct user_retired_view v;
+	struct user_retired *r, *tmp;
+	LIST_HEAD(done);
+
+	lockdep_assert_held(&event_mutex);
+	scoped_guard(mutex, &trace_types_lock) {
+		if (user_retired_view(&v))
+			return;
+		list_for_each_entry_safe(r, tmp, &user_retired_events, link)
+			if (user_retired_done(r, &v, all || r->ue->group == room_for))
+				list_move_tail(&r->link, &done);
+	}
+	user_retired_view_free(&v);
+	list_for_each_entry_safe(r, tmp, &done, link)
+		user_retired_remove(r);
+}
+
+static void user_retired_work_fn(struct work_struct *work)
+{
+	guard(mutex)(&event_mutex);
+	user_retired_reclaim(NULL);
+	if (!list_empty(&user_retired_events))
+		schedule_delayed_work(&user_retired_work, USER_RETIRED_CHECK);
+}
+
+/*
+ * A deletion asked for (DIAG_IOCSDEL, dynamic_events): @ue goes now if no
+ * buffer may hold a record of it, else it is retired; -EBUSY while it is
+ * busy. No buffer is cleared.
+ */
+static int user_event_delete(struct user_event *ue)
+{
+	int nr;
+
+	if (user_event_busy(ue))
+		return -EBUSY;
+	nr = user_event_nr_buffers(ue);
+	if (nr)
+		return user_event_retire(ue, nr);
+	user_event_forget_enabled(ue);
+	return user_event_destroy(ue);
 }
 
 /* dynamic_events --------------------------------------------------------- */
@@ -2150,16 +2650,13 @@ static int user_event_show(struct seq_file *m, struct dyn_event *ev)
 
 static bool user_event_is_busy(struct dyn_event *ev)
 {
-	struct user_event *ue = to_user_event(ev);
-
-	/* dynamic_events walks the events: none goes meanwhile */
-	user_event_mm_drop_released(false);
-	return refcount_read(&ue->refs) != 1 || user_event_status(ue);
+	/* dynamic_events walks the events: none goes meanwhile (no reaping) */
+	return user_event_busy(to_user_event(ev));
 }
 
 static int user_event_free(struct dyn_event *ev)
 {
-	return user_event_destroy(to_user_event(ev));
+	return user_event_delete(to_user_event(ev));
 }
 
 /*
@@ -3223,7 +3720,6 @@ static long user_events_ioctl_del(struct file *file, const char __user *uname)
 	char *name __free(kfree) = strndup_user(uname, USER_EVENT_MAX_NAME + 1);
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event *ue;
-	int ret;
 
 	if (IS_ERR(name))
 		return PTR_ERR(no_free_ptr(name));
@@ -3234,15 +3730,8 @@ static long user_events_ioctl_del(struct file *file, const char __user *uname)
 		return -ENOENT;
 	if (ue->persist && !perfmon_capable())
 		return -EPERM;
-	ret = user_event_destroy(ue);
-	/*
-	 * As for every dynamic event: trace_remove_event_call() marked each
-	 * instance the event was ever enabled in, and their whole buffers go,
-	 * so that no record is left whose type is gone or reused.
-	 */
-	if (!ret)
-		tracing_reset_all_online_cpus();
-	return ret;
+	/* no buffer is cleared: its records stay readable, and everyone's */
+	return user_event_delete(ue);
 }
 
 static long user_events_ioctl(struct file *file, unsigned int cmd,
@@ -3572,16 +4061,18 @@ static struct user_event_group *user_group_find(const char *name, size_t len)
 }
 
 /*
- * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME"
- * and "user_events_NAME_multi" are then nobody else's system, but for
- * "multi". Not isalnum() alone: it takes Latin-1 letters too.
+ * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME",
+ * "user_events_NAME_multi" and their "_retired" systems are then nobody
+ * else's, but for "multi" and "retired" (the default group's). Not
+ * isalnum() alone: it takes Latin-1 letters too.
  */
 static bool user_group_name_ok(const char *name, size_t len)
 {
 	size_t i;
 
 	if (!len || len > USER_GROUP_MAX_NAME ||
-	    (len == 5 && !strncmp(name, "multi", 5)))
+	    (len == 5 && !strncmp(name, "multi", 5)) ||
+	    (len == 7 && !strncmp(name, "retired", 7)))
 		return false;
 	for (i = 0; i < len; i++)
 		if (!isascii(name[i]) || !isalnum(name[i]))
@@ -3677,7 +4168,10 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 	return 0;
 }
 
-/* Busy while it has events, an open file or a mapping of its page */
+/*
+ * Busy while it has events, an open file or a mapping of its page. Its
+ * retired events stay, holding it, until no buffer holds their records.
+ */
 static int user_group_remove(const char *name, size_t len)
 {
 	struct user_event_group *g;
@@ -3687,7 +4181,8 @@ static int user_group_remove(const char *name, size_t len)
 	g = user_group_find(name, len);
 	if (!g)
 		return -ENOENT;
-	if (g->nr_events || refcount_read(&g->refs) != 1)
+	if (g->nr_events != g->nr_retired ||
+	    refcount_read(&g->refs) != 1 + g->nr_retired)
 		return -EBUSY;
 	xa_erase(&user_groups, g->id);
 	user_groups_reserved -= g->max_events;
@@ -3743,16 +4238,23 @@ static ssize_t user_groups_write(struct file *file, const char __user *ubuf,
 				       user_group_command);
 }
 
-/* "NAME max=EVENTS events=N", a line per group */
+/*
+ * "NAME max=EVENTS events=N", a line per group, and " retired=R" when R of
+ * the N are retired
+ */
 static int user_groups_show(struct seq_file *m, void *unused)
 {
 	struct user_event_group *g;
 	unsigned long id;
 
 	guard(mutex)(&event_mutex);
-	xa_for_each(&user_groups, id, g)
-		seq_printf(m, "%s max=%u events=%u\n", g->name, g->max_events,
+	xa_for_each(&user_groups, id, g) {
+		seq_printf(m, "%s max=%u events=%u", g->name, g->max_events,
 			   g->nr_events);
+		if (g->nr_retired)
+			seq_printf(m, " retired=%u", g->nr_retired);
+		seq_putc(m, '\n');
+	}
 	return 0;
 }
 

@@ -123,8 +123,8 @@ def nogroups(final, gone):
     c = Cut(final, 'bits.c')
     c.comment('struct user_event_group',
               F('nogroups/struct-user_event_group-comment.c'))
-    c.drop_member('struct user_event_group', 'nr_events', 'name', 'id',
-                  'max_events', 'refs', 'dir')
+    c.drop_member('struct user_event_group', 'nr_events', 'nr_retired', 'name',
+                  'id', 'max_events', 'refs', 'dir')
     c.edit('user_init_group', '\t.refs\t\t= REFCOUNT_INIT(1),\n', '')
     for f in ('user_group_get', 'user_group_put', 'user_group_max',
               'user_group_of_system', 'user_group_of_inode'):
@@ -135,10 +135,16 @@ def nogroups(final, gone):
                      ('user_event_alloc', 'nr_events')):
         c.drop_stmt(f, ident)
     c.drop_stmt('user_event_alloc', 'user_group_get', new='\tue->group = g;\n')
-    c.edit('user_event_create_spec',
-           '\tif (user_events_count >= READ_ONCE(user_events_max) ||\n'
-           '\t    g->nr_events >= user_group_max(g))\n',
-           '\tif (user_events_count >= READ_ONCE(user_events_max))\n')
+    c.comment('user_events_full', '/* May no more events be made? */\n')
+    c.edit('user_events_full',
+           '\treturn user_events_count >= READ_ONCE(user_events_max) ||\n'
+           '\t       g->nr_events >= user_group_max(g);\n',
+           '\treturn user_events_count >= READ_ONCE(user_events_max);\n')
+    c.drop_param('user_events_full', 'g')
+    c.edit('user_events_full', 'user_events_full()', 'user_events_full(void)')
+    c.drop_arg('user_event_create_spec', 'user_events_full', 0)
+    for f in ('user_event_retire', 'user_retired_remove'):
+        c.drop_stmt(f, 'nr_retired')
     # "u:SYSTEM/name": user_events (or user_events_multi, to delete) alone
     c.comment('user_system_of_command',
               '/*\n * Past "u:", "SYSTEM/" names the event\'s system as '
@@ -248,9 +254,10 @@ def stages(final, gone):
     c.unwrap_stmt('user_event_update_status', 'index')
 
     # auto-deletion and PERSIST
-    c.drop('user_event_unused', 'user_event_forget_enabled',
+    c.drop('user_event_unused',
            'user_event_reap_fn', 'user_event_reap_work',
            'user_event_reap', 'user_event_put', 'user_event_adopt')
+    c.comment('user_event_busy', '/* Is @ue held by an fd, or has it a consumer? */\n')
     c.drop_stmt('user_event_consumer_reg', 'user_event_unused')
     c.drop_stmt('user_events_ioctl_del', 'persist')
 
@@ -287,7 +294,32 @@ def stages(final, gone):
     c.drop_stmt('user_event_alloc', 'UE_GET_MULTI',
                 new='\tue->name = d->name;\n')
     c.drop_param('user_event_create_spec', 'how')
-    c.drop_stmt('user_event_create_spec', 'user_events_max')
+    # no limit: retired events wait for their grace
+    c.drop('user_events_full')
+    c.edit('user_event_create_spec',
+           '\t/* retired events count: those no buffer holds any more go first */\n'
+           '\tif (user_events_full() && !list_empty(&user_retired_events))\n'
+           '\t\tuser_retired_reclaim(g);\n'
+           '\tif (user_events_full())\n'
+           '\t\treturn ERR_PTR(-EMFILE);\n', '')
+    c.comment('USER_RETIRED_CHECK', F('perf/retired-comment.c'))
+    c.comment('user_retired_done',
+              '/*\n * May @r\'s event go? Every buffer is free of its records '
+              '(it lets go of\n * those that are), since USER_RETIRED_GRACE.\n */\n')
+    c.drop_param('user_retired_done', 'hurry')
+    c.edit('user_retired_done', '\tif (!done || hurry)\n', '\tif (!done)\n')
+    c.edit('user_retired_reclaim',
+           ' * Remove the retired events that no buffer holds records of any more: past\n'
+           ' * their grace, or at once those of group @room_for, which needs the room\n'
+           ' * (of every group when kernel.user_events_max is reached)\n',
+           ' * Remove the retired events that no buffer holds records of any more, past\n'
+           ' * their grace\n')
+    c.drop_param('user_retired_reclaim', 'room_for')
+    c.drop_prototype('user_retired_reclaim')
+    c.edit('user_retired_reclaim', 'user_retired_reclaim()', 'user_retired_reclaim(void)')
+    c.drop_stmt('user_retired_reclaim', 'user_events_count')
+    c.drop_arg('user_retired_reclaim', 'user_retired_done', 2)
+    c.drop_arg('user_retired_work_fn', 'user_retired_reclaim', 0)
     c.drop_arg('user_event_create_spec', 'user_event_alloc', 2)
     c.drop_stmt('user_event_create_spec', 'UE_GET_SLOT',
                 new='\tret = user_event_add_slot(ue);\n')
@@ -299,9 +331,7 @@ def stages(final, gone):
     c.drop_stmt('user_event_find_or_create', 'user_event_adopt')
     c.drop_arg('user_event_find_or_create', 'user_event_create_spec', 2)
     c.drop_arg('user_event_create', 'user_event_find_or_create', 3)
-    c.comment('user_event_destroy',
-              '/* Delete @ue unless an fd holds it or a consumer is attached */\n')
-    c.unwrap_stmt('user_event_destroy', 'index')
+    c.unwrap_stmt('user_event_unlist', 'index')
 
     # registering: the status page only
     c.drop('user_event_fd_register')
@@ -363,7 +393,8 @@ def stages(final, gone):
     c.drop_stmt('user_event_add_trace_call', 'dyn_event_init')
     c.drop_stmt('user_event_add_trace_call', 'dyn_event_add',
                 new='\treturn 0;\n')
-    c.drop_stmt('user_event_destroy', 'dyn_event_remove')
+    c.drop_stmt('user_event_unlist', 'dyn_event_remove')
+    c.edit('user_event_delete', '(DIAG_IOCSDEL, dynamic_events)', '(DIAG_IOCSDEL)')
     c.drop_section('user_system_of_command')
     c.drop_prototype('user_event_ops')
     # the early initcall keeps making the status page, without the u: command

@@ -165,7 +165,12 @@ struct user_unreg {
 /* Register an event (struct user_reg * or struct user_status_reg *) */
 #define DIAG_IOCSREG _IOWR(DIAG_IOC_MAGIC, 0, struct user_reg *)
 
-/* Delete an event by name (char *) */
+/*
+ * Delete an event by name (char *); EBUSY while it is in use. No buffer is
+ * cleared: an event whose records a trace buffer holds is retired (its
+ * name free at once, its records decoded until no buffer holds them); see
+ * Documentation/trace/user_events.rst.
+ */
 #define DIAG_IOCSDEL _IOW(DIAG_IOC_MAGIC, 1, char *)
 
 /* Stop updating an enable bit (struct user_unreg *) */

@@ -311,11 +311,12 @@ static int instance_trace_count(const char *instance, const char *needle)
 }
 
 /*
- * What a delete clears (the rule of every dynamic event): the whole buffer
- * of each instance the event was ever enabled in, kernel records included,
- * and nothing of an instance it was never enabled in.
+ * What a delete clears: nothing, unlike the removal of other dynamic
+ * events (the whole buffer of each instance the event was ever enabled
+ * in). The event's record and the kernel's stay, in the instance it was
+ * enabled in and in the others; the event is retired, its name free.
  */
-TEST_F(ft, delete_clears_where_enabled)
+TEST_F(ft, delete_clears_nothing)
 {
 	const char *inst = "instances/ue_scope/";
 	struct iovec io[2];
@@ -342,9 +343,11 @@ TEST_F(ft, delete_clears_where_enabled)
 	close(self->fd);
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_EQ(0, uet_delete(self->fd, "ft_scope"));
-	EXPECT_EQ(0, instance_trace_count("", "ft_scope"));
-	EXPECT_EQ(0, instance_trace_count("", "scope-top"));
+	EXPECT_EQ(1, instance_trace_count("", "ft_scope: x=7"));
+	EXPECT_EQ(1, instance_trace_count("", "scope-top"));
 	EXPECT_EQ(1, instance_trace_count(inst, "scope-inst"));
+	EXPECT_FALSE(uet_event_exists("user_events", "ft_scope"));
+	EXPECT_EQ(0, uet_register(self->fd, "ft_scope u64 y", &reg));
 	rmdir(TRACEFS "instances/ue_scope");
 }
 

@@ -92,10 +92,14 @@ static int write_two(const char *system, const char *name, int fd1, int w1,
 }
 
 /* The groups of every test: removed again, with the events left in them */
-static const char *const fixture_groups[] = { "gta", "gtb", "gtc", "gtl", "gtx" };
+static const char *const fixture_groups[] = {
+	"gta", "gtb", "gtc", "gtl", "gtx", "gtr",
+};
+
 static const char *const fixture_events[] = {
 	"gsame", "giso", "gdyn", "gpass", "gst", "gbit", "gl1", "gl2", "gl3", "gx",
-	"gcli", "gwa", "gwb", "gwc", "gwd", "gwe", "gwf", "gwg",
+	"gcli", "gwa", "gwb", "gwc", "gwd", "gwe", "gwf", "gwg", "gdel", "gother",
+	"gr1", "gr2", "gr3", "gbad",
 };
 
 /* The events of other dynamic event types that dynamic_events_lines makes */
@@ -169,7 +173,7 @@ static void dyn_delete_named(const char *name)
 static void cleanup_groups(void)
 {
 	char cmd[128];
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < ARRAY_SIZE(fixture_events); i++)
 		dyn_delete_named(fixture_events[i]);
@@ -178,6 +182,10 @@ static void cleanup_groups(void)
 		dyn_cmd(cmd);
 	}
 	for (i = 0; i < ARRAY_SIZE(fixture_groups); i++) {
+		/* a test that failed may have left one enabled */
+		snprintf(cmd, sizeof(cmd), "user_events_%s", fixture_groups[i]);
+		for (j = 0; j < ARRAY_SIZE(fixture_events); j++)
+			uet_enable_in(cmd, fixture_events[j], 0);
 		snprintf(cmd, sizeof(cmd), "!%s", fixture_groups[i]);
 		grp_cmd(cmd);
 	}
@@ -1031,6 +1039,277 @@ TEST_F(grp, container_runs_cli)
 TEST_F(grp, container_user_namespace)
 {
 	container_cli(_metadata, 1);
+}
+
+/* Deleting an event whose records a buffer holds: retired ---------------- */
+
+/* The text of trace_pipe, read until it is empty (its records are consumed) */
+static char *read_trace_pipe(void)
+{
+	int fd = open(TRACEFS "trace_pipe", O_RDONLY | O_NONBLOCK);
+	size_t len = 0, size = 1 << 16;
+	char *buf = malloc(size);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while (len + 1 < size && (n = read(fd, buf + len, size - len - 1)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+/*
+ * The seen workflow of issue 32, which emptied the host's whole buffer: a
+ * tenant's status-page event recorded 3 records while the host enabled it,
+ * the host wrote two trace_marker lines and recorded an event of its own,
+ * then the tenant, in its "container", deleted its idle event through its
+ * own files. Everything stays: the host's records, and the tenant's,
+ * decoded with their fields (trace, trace_pipe, and the format under
+ * user_events_gta_retired for trace-cmd); the event is listed nowhere and
+ * its name registers again at once, with other fields and a new type, each
+ * incarnation's records decoded with its own.
+ */
+TEST_F(grp, tenant_delete_keeps_records)
+{
+	static char *const reg_old[] = {
+		"user_events", "register", "gdel u32 n; char[6] s", NULL
+	};
+	static char *const del[] = { "user_events", "delete", "gdel", NULL };
+	static char *const reg_new[] = { "user_events", "register", "gdel u64 m", NULL };
+	static char *const emit_new[] = {
+		"user_events", "emit", "gdel u64 m", "m=9", NULL
+	};
+	char out[4096], path[512], line[64], *pipe_text;
+	struct user_status_reg r;
+	int old_id, new_id, i;
+
+	ASSERT_EQ(0, chown_group("gta", 65534));
+	ASSERT_EQ(0, run_in_container("gta", reg_old, out, sizeof(out), 0)) TH_LOG("%s", out);
+	old_id = uet_event_id("user_events_gta", "gdel");
+	ASSERT_LT(0, old_id);
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gdel", 1));
+	for (i = 1; i <= 3; i++) {
+		char *const emit_old[] = {
+			"user_events", "emit", "gdel u32 n; char[6] s", line, "s=abc", NULL
+		};
+
+		snprintf(line, sizeof(line), "n=%d", i);
+		EXPECT_EQ(0, run_in_container("gta", emit_old, out, sizeof(out), 0))
+			TH_LOG("%s", out);
+	}
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gdel", 0));
+	/* the host's: two markers and an event of its own */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_marker", "gmark1", 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_marker", "gmark2", 0));
+	ASSERT_EQ(0, uet_register(self->def, "gother u32 x", &r));
+	ASSERT_EQ(0, uet_enable("", "gother", 1));
+	ASSERT_EQ(0, write_u32(self->def, r.write_index, 5));
+	ASSERT_EQ(0, uet_enable("", "gother", 0));
+
+	ASSERT_EQ(0, run_in_container("gta", del, out, sizeof(out), 0)) TH_LOG("%s", out);
+	EXPECT_EQ(1, uet_trace_count("tracing_mark_write: gmark1\n"));
+	EXPECT_EQ(1, uet_trace_count("tracing_mark_write: gmark2\n"));
+	EXPECT_EQ(1, uet_trace_count("gother: x=5\n"));
+	for (i = 1; i <= 3; i++) {
+		snprintf(line, sizeof(line), "gdel: n=%d s=abc\n", i);
+		EXPECT_EQ(1, uet_trace_count(line)) TH_LOG("no '%s' in trace", line);
+	}
+	/* unlisted, its format kept apart, nothing to enable */
+	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdel"));
+	EXPECT_EQ(0, file_has(grp_path("gta", "user_events_status"), "gdel"));
+	EXPECT_EQ(0, file_has(UE_DYN, "user_events_gta/gdel"));
+	uet_retired_dir("", "user_events_gta", "gdel", old_id, path, sizeof(path));
+	strcat(path, "/format");
+	EXPECT_EQ(1, file_has(path, "\tfield:u32 n;\toffset:8;\tsize:4;\tsigned:0;\n"))
+		TH_LOG("%s", path);
+	snprintf(line, sizeof(line), "\nID: %d\n", old_id);
+	EXPECT_EQ(1, file_has(path, line));
+
+	/* the name is free: another format, another type */
+	ASSERT_EQ(0, run_in_container("gta", reg_new, out, sizeof(out), 0)) TH_LOG("%s", out);
+	new_id = uet_event_id("user_events_gta", "gdel");
+	EXPECT_LT(0, new_id);
+	EXPECT_NE(old_id, new_id);
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gdel", 1));
+	EXPECT_EQ(0, run_in_container("gta", emit_new, out, sizeof(out), 0)) TH_LOG("%s", out);
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gdel", 0));
+	EXPECT_EQ(1, uet_trace_count("gdel: m=9\n"));
+	EXPECT_EQ(1, uet_trace_count("gdel: n=1 s=abc\n"));
+	/* trace_pipe decodes both too, as it consumes them */
+	pipe_text = read_trace_pipe();
+	ASSERT_NE(NULL, pipe_text);
+	EXPECT_NE(NULL, strstr(pipe_text, "gdel: n=3 s=abc\n")) TH_LOG("%s", pipe_text);
+	EXPECT_NE(NULL, strstr(pipe_text, "gdel: m=9\n"));
+	EXPECT_NE(NULL, strstr(pipe_text, "tracing_mark_write: gmark2\n"));
+	free(pipe_text);
+}
+
+/* Register @desc on a new fd of group @g, which is closed again; 0 or -errno */
+static int grp_register_closed(const char *g, const char *desc)
+{
+	struct user_status_reg r;
+	int fd = grp_open(g), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = uet_register(fd, desc, &r);
+	close(fd);
+	return ret;
+}
+
+/* Record x=@v of the status-page event @name of group @g, enabled meanwhile */
+static int grp_record(const char *g, const char *name, const char *desc, __u32 v)
+{
+	struct user_status_reg r;
+	char system[64];
+	int fd = grp_open(g), ret;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(system, sizeof(system), "user_events_%s", g);
+	ret = uet_register(fd, desc, &r) ?: uet_enable_in(system, name, 1);
+	if (!ret) {
+		ret = write_u32(fd, r.write_index, v);
+		uet_enable_in(system, name, 0);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * A retired event counts against its group's limit until no buffer holds
+ * its records: at the limit, a new event (its freed name too) is EMFILE;
+ * once the buffer is cleared, the group's next registration finds the room
+ * at once (the kernel looks before refusing), and without one, the
+ * kernel's own check removes it, after a grace of a minute
+ */
+TEST_F_TIMEOUT(grp, retired_counts_until_gone, 600)
+{
+	char path[512];
+	int id;
+
+	ASSERT_EQ(0, grp_cmd("gtr max=2"));
+	ASSERT_EQ(0, grp_record("gtr", "gr1", "gr1 u32 x", 21));
+	ASSERT_EQ(0, grp_register_closed("gtr", "gr2 u32 x"));
+	id = uet_event_id("user_events_gtr", "gr1");
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, dyn_cmd("-:user_events_gtr/gr1"));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=2 retired=1\n"));
+	uet_retired_dir("", "user_events_gtr", "gr1", id, path, sizeof(path));
+	EXPECT_EQ(0, access(path, F_OK));
+	EXPECT_EQ(-EMFILE, grp_register_closed("gtr", "gr3 u32 x"));
+	EXPECT_EQ(-EMFILE, grp_register_closed("gtr", "gr1 u32 y"));
+	EXPECT_EQ(1, uet_trace_count("gr1: x=21\n"));
+	/* another group is not affected */
+	EXPECT_EQ(0, grp_register_closed("gta", "gr3 u32 x"));
+
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(0, grp_register_closed("gtr", "gr1 u32 y"));
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=2\n"));
+
+	/* retired again, then left to the kernel's own check */
+	ASSERT_EQ(0, grp_record("gtr", "gr1", "gr1 u32 y", 22));
+	id = uet_event_id("user_events_gtr", "gr1");
+	ASSERT_EQ(0, dyn_cmd("-:user_events_gtr/gr1"));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=2 retired=1\n"));
+	uet_retired_dir("", "user_events_gtr", "gr1", id, path, sizeof(path));
+	EXPECT_EQ(0, access(path, F_OK));
+	ASSERT_EQ(0, uet_clear_trace());
+	/* a minute's grace for readers that took its records, then a check */
+	EXPECT_TRUE(uet_wait_absent(path, 120)) TH_LOG("%s still there", path);
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=1\n"));
+}
+
+/*
+ * A group with only retired events can be removed: they stay, their
+ * records decoded, until no buffer holds them
+ */
+TEST_F(grp, removed_group_keeps_retired)
+{
+	char path[512];
+	int id;
+
+	ASSERT_EQ(0, grp_cmd("gtr max=4"));
+	ASSERT_EQ(0, grp_record("gtr", "gr2", "gr2 u32 x", 23));
+	id = uet_event_id("user_events_gtr", "gr2");
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, dyn_cmd("-:user_events_gtr/gr2"));
+	ASSERT_EQ(0, grp_cmd("!gtr"));
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtr"));
+	EXPECT_EQ(1, uet_trace_count("gr2: x=23\n"));
+	uet_retired_dir("", "user_events_gtr", "gr2", id, path, sizeof(path));
+	EXPECT_EQ(0, access(path, F_OK));
+	/* a new group of the name is a group of its own */
+	ASSERT_EQ(0, grp_cmd("gtr max=1"));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=1 events=0\n"));
+	EXPECT_EQ(0, grp_register_closed("gtr", "gr2 u64 y"));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(0, uet_reclaim_retired());
+	EXPECT_EQ(-1, access(path, F_OK));
+}
+
+/*
+ * What cannot be done to a retired event, nor to one still in use, each
+ * with its errno, leaving things as they were
+ */
+TEST_F(grp, retired_bad_input)
+{
+	char path[512], sub[600], name[300];
+	struct user_status_reg r;
+	int fd, id, pfd;
+
+	EXPECT_EQ(-EINVAL, grp_cmd("retired"));
+	/* in use: refused, nothing retired */
+	fd = grp_open("gta");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "gbad u32 x", &r));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gbad", 1));
+	ASSERT_EQ(0, write_u32(fd, r.write_index, 31));
+	id = uet_event_id("user_events_gta", "gbad");
+	uet_retired_dir("", "user_events_gta", "gbad", id, path, sizeof(path));
+	EXPECT_EQ(-EBUSY, uet_delete(self->a, "gbad"));
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gbad", 0));
+	EXPECT_EQ(-EBUSY, uet_delete(self->a, "gbad"));
+	EXPECT_EQ(-EBUSY, dyn_cmd("-:user_events_gta/gbad"));
+	EXPECT_TRUE(uet_event_exists("user_events_gta", "gbad"));
+	EXPECT_EQ(-1, access(path, F_OK));
+	close(fd);
+	/* bad names and pointers */
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	EXPECT_EQ(-EINVAL, uet_delete(self->a, name));
+	EXPECT_EQ(-EFAULT, uet_delete(self->a, (const char *)8));
+	EXPECT_EQ(-ENOENT, uet_delete(self->a, ""));
+
+	ASSERT_EQ(0, uet_delete(self->a, "gbad"));
+	EXPECT_EQ(0, access(path, F_OK));
+	/* the retired event is nobody's to delete, enable or open */
+	EXPECT_EQ(-ENOENT, uet_delete(self->a, "gbad"));
+	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events_gta/gbad"));
+	snprintf(sub, sizeof(sub), "-:user_events_gta_retired/gbad_%d", id);
+	EXPECT_EQ(-ENOENT, dyn_cmd(sub));
+	snprintf(sub, sizeof(sub), "%s/enable", path);
+	EXPECT_EQ(-1, access(sub, F_OK));
+	snprintf(sub, sizeof(sub), "user_events_gta_retired:gbad_%d", id);
+	EXPECT_EQ(-EINVAL, uet_write_file(TRACEFS "set_event", sub, O_APPEND));
+	/* as for any id no tracepoint has */
+	pfd = uet_perf_open(id, -1, 0, 1);
+	EXPECT_EQ(-1, pfd);
+	EXPECT_EQ(EINVAL, errno);
+	if (pfd >= 0)
+		close(pfd);
+	/* all as it was: the record decoded, the format there, the name free */
+	EXPECT_EQ(1, uet_trace_count("gbad: x=31\n"));
+	EXPECT_EQ(0, access(path, F_OK));
+	EXPECT_EQ(0, grp_register_closed("gta", "gbad u32 x"));
+	EXPECT_NE(id, uet_event_id("user_events_gta", "gbad"));
 }
 
 UE_HARNESS_MAIN

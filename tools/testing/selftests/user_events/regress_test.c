@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <linux/fuse.h>
 #include <linux/userfaultfd.h>
 #include <linux/perf_event.h>
@@ -2281,6 +2282,198 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 	fd = open(UE_DATA, O_RDWR);
 	EXPECT_EQ(0, uet_delete(fd, "rg_funreg"));
 	close(fd);
+}
+
+/* Deleting events whose records a buffer holds -------------------------- */
+
+#define RG_INST "instances/rg_inst/"
+
+/* How many lines of the trace of instance @inst contain @needle */
+static int inst_trace_count(const char *inst, const char *needle)
+{
+	char path[256], *trace, *p;
+	int n = 0;
+
+	snprintf(path, sizeof(path), TRACEFS "%strace", inst);
+	trace = uet_read_file(path);
+	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(trace);
+	return n;
+}
+
+/* A record of "u32 n; __rel_loc char[] s": @n, and "ab" */
+static int write_n_ab(int fd, int widx, __u32 n)
+{
+	struct {
+		int idx;
+		__u32 n, loc;
+		char s[3];
+	} rec = { widx, n, 3 << 16, "ab" };
+	/* not the padding after s */
+	size_t len = offsetof(typeof(rec), s) + sizeof(rec.s);
+
+	return write(fd, &rec, len) == (ssize_t)len ? 0 : -errno;
+}
+
+/*
+ * Failure (issue 32): deleting an event emptied the buffer of every
+ * instance it had been enabled in, the kernel's records and everyone's.
+ * Enabled in instance rg_inst only: 3 records, two trace_marker lines
+ * there and one at the top, then deleted through dynamic_events: both
+ * buffers keep everything, the event's records decoded with their fields,
+ * its format in the instance's events/user_events_retired/; the name
+ * registers again at once with other fields, both decoded. Once the
+ * instance's buffer is cleared, the retired event goes, its format too.
+ */
+TEST(delete_keeps_instance_records)
+{
+	struct { int idx; __u32 m; } rec;
+	struct user_status_reg reg;
+	char path[512], line[64];
+	int fd, id, i;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	uet_write_file(UE_DYN, "-:rg_inst", O_APPEND);
+	rmdir(TRACEFS RG_INST);
+	ASSERT_EQ(0, mkdir(TRACEFS RG_INST, 0755));
+	ASSERT_EQ(0, uet_clear_trace());
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_inst u32 n; __rel_loc char[] s", &reg));
+	id = uet_tracepoint_id("rg_inst");
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, uet_enable(RG_INST, "rg_inst", 1));
+	for (i = 1; i <= 3; i++)
+		ASSERT_EQ(0, write_n_ab(fd, reg.write_index, i));
+	ASSERT_EQ(0, uet_enable(RG_INST, "rg_inst", 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_INST "trace_marker", "rg_imark1", 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_INST "trace_marker", "rg_imark2", 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_marker", "rg_tmark", 0));
+	close(fd);
+
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_inst", O_APPEND));
+	EXPECT_EQ(1, inst_trace_count(RG_INST, "tracing_mark_write: rg_imark1\n"));
+	EXPECT_EQ(1, inst_trace_count(RG_INST, "tracing_mark_write: rg_imark2\n"));
+	EXPECT_EQ(1, uet_trace_count("tracing_mark_write: rg_tmark\n"));
+	for (i = 1; i <= 3; i++) {
+		snprintf(line, sizeof(line), "rg_inst: n=%d s=ab\n", i);
+		EXPECT_EQ(1, inst_trace_count(RG_INST, line)) TH_LOG("no '%s'", line);
+	}
+	EXPECT_FALSE(uet_event_exists("user_events", "rg_inst"));
+	uet_retired_dir(RG_INST, "user_events", "rg_inst", id, path, sizeof(path));
+	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s", path);
+
+	/* the name again, other fields, a new type; both decoded */
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_inst u32 m", &reg));
+	EXPECT_NE(id, uet_tracepoint_id("rg_inst"));
+	ASSERT_EQ(0, uet_enable(RG_INST, "rg_inst", 1));
+	rec.idx = reg.write_index;
+	rec.m = 7;
+	EXPECT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
+	ASSERT_EQ(0, uet_enable(RG_INST, "rg_inst", 0));
+	close(fd);
+	EXPECT_EQ(1, inst_trace_count(RG_INST, "rg_inst: m=7\n"));
+	EXPECT_EQ(1, inst_trace_count(RG_INST, "rg_inst: n=2 s=ab\n"));
+
+	/* the instance's buffer cleared: the retired event goes */
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_INST "trace", "", O_TRUNC));
+	EXPECT_EQ(0, uet_reclaim_retired());
+	EXPECT_EQ(-1, access(path, F_OK));
+	uet_retired_dir("", "user_events", "rg_inst", id, path, sizeof(path));
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:rg_inst", O_APPEND));
+	EXPECT_EQ(0, rmdir(TRACEFS RG_INST));
+}
+
+#define RG_RP "instances/rg_rp/"
+
+/* Read @count bytes of trace_pipe of CPU 0 of instance rg_rp; 0 or -errno */
+static int rp_read_pipe(size_t count)
+{
+	int fd = open(TRACEFS RG_RP "per_cpu/cpu0/trace_pipe", O_RDONLY | O_NONBLOCK);
+	char buf[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, count);
+	close(fd);
+	return n == (ssize_t)count ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/*
+ * Failure: the check that no buffer holds a retired event's records took
+ * the head page's time stamp for the oldest record's (as Linux 6.12's
+ * ring_buffer_oldest_event_ts() did). A consuming read that stops inside
+ * a page leaves the rest of it unread on the reader page, which the writer
+ * never overwrites, while the head moves on past newer records: the event
+ * would go, its type freed for reuse, with its records still in trace. On
+ * CPU 0: 20 records in a small instance, one of them read from trace_pipe,
+ * the event deleted, the buffer wrapped many times over by markers (the
+ * first of which fill the reader page): the 19 stay decoded and the event
+ * retired, until the buffer is cleared.
+ */
+TEST(retired_on_reader_page)
+{
+	struct user_status_reg reg;
+	char path[512], line[64];
+	cpu_set_t cpus, saved;
+	int fd, id, i;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	uet_write_file(UE_DYN, "-:rg_rp", O_APPEND);
+	rmdir(TRACEFS RG_RP);
+	ASSERT_EQ(0, mkdir(TRACEFS RG_RP, 0755));
+	/* two sub-buffers a CPU, overwritten when full */
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_RP "buffer_size_kb", "8", O_TRUNC));
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_rp u32 n", &reg));
+	id = uet_tracepoint_id("rg_rp");
+	ASSERT_EQ(0, uet_enable(RG_RP, "rg_rp", 1));
+	for (i = 0; i < 20; i++) {
+		struct { int idx; __u32 n; } rec = { reg.write_index, i };
+
+		ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
+	}
+	ASSERT_EQ(0, uet_enable(RG_RP, "rg_rp", 0));
+	close(fd);
+	/* one record read: its page is the reader page, 19 left unread on it */
+	ASSERT_EQ(0, rp_read_pipe(1));
+	EXPECT_EQ(19, inst_trace_count(RG_RP, "rg_rp: n="));
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_rp", O_APPEND));
+	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 3000; i++) {
+		snprintf(line, sizeof(line), "rg_rp_fill_%08d", i);
+		ASSERT_EQ(strlen(line), write(fd, line, strlen(line)));
+	}
+	close(fd);
+	/* wrapped: the markers after the reader page's were overwritten */
+	EXPECT_EQ(0, inst_trace_count(RG_RP, "rg_rp_fill_00001000\n"));
+	EXPECT_EQ(1, inst_trace_count(RG_RP, "rg_rp_fill_00002999\n"));
+	EXPECT_EQ(0, uet_reclaim_retired());
+	uet_retired_dir(RG_RP, "user_events", "rg_rp", id, path, sizeof(path));
+	EXPECT_EQ(0, access(path, F_OK));
+	for (i = 1; i < 20; i++) {
+		snprintf(line, sizeof(line), "rg_rp: n=%d\n", i);
+		EXPECT_EQ(1, inst_trace_count(RG_RP, line)) TH_LOG("no '%s'", line);
+	}
+	/* the buffer cleared: the event goes */
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_RP "trace", "", O_TRUNC));
+	EXPECT_EQ(0, uet_reclaim_retired());
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_EQ(0, rmdir(TRACEFS RG_RP));
+	EXPECT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
 }
 
 UE_HARNESS_MAIN

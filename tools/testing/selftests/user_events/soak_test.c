@@ -10,7 +10,9 @@
  * Failure: trace event type ids leaked with each deleted event (new events
  * failed after 65,535), or a recycled id made old records decode with a new
  * event's format. One name, 65,536 incarnations with alternating formats;
- * some traced, so that records of old incarnations were in the buffer.
+ * some traced, so that records of old incarnations are in the buffer: each
+ * of those is retired by its deletion and keeps its type, its records
+ * decoded with its own format to the end.
  */
 FIXTURE(long_run) {};
 
@@ -64,16 +66,27 @@ TEST_F_TIMEOUT(long_run, recreate_65536_times, 900)
 		ASSERT_EQ(0, uet_delete(fd, "rg_cycle")) TH_LOG("incarnation %d", i);
 		close(fd);
 	}
-	/* only the last incarnation's record is left, decoded with its format */
+	/* every traced incarnation's record, decoded with its own format */
 	trace = uet_read_file(TRACEFS "trace");
 	ASSERT_NE(NULL, trace);
-	EXPECT_EQ(1, uet_trace_count("rg_cycle:")) TH_LOG("%s", trace);
+	EXPECT_EQ(65536 / 4096 + 1, uet_trace_count("rg_cycle:")) TH_LOG("%s", trace);
+	for (i = 0; i < 65536; i += 4096) {
+		snprintf(line, sizeof(line), "rg_cycle: n=%d\n", i);
+		EXPECT_NE(NULL, strstr(trace, line)) TH_LOG("no '%s'", line);
+	}
 	snprintf(line, sizeof(line), "rg_cycle: s=s65535\n");
 	EXPECT_NE(NULL, strstr(trace, line)) TH_LOG("%s", trace);
 	free(trace);
 	fd = open(UE_DATA, O_RDWR);
 	EXPECT_EQ(0, uet_delete(fd, "rg_cycle"));
 	close(fd);
+	/* cleared, the retired incarnations go and the name registers again */
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(0, uet_reclaim_retired());
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_register(fd, "rg_cycle u64 n", &reg));
+	close(fd);
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:rg_cycle", O_APPEND));
 }
 
 /*

@@ -11,6 +11,7 @@
 #define UE_HELPERS_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -537,6 +538,68 @@ static inline int uet_event_exists(const char *system, const char *name)
 
 	snprintf(path, sizeof(path), TRACEFS "events/%s/%s", system, name);
 	return !access(path, F_OK);
+}
+
+/* Retired events: deleted, their records still in a buffer ------------ */
+
+/* The type id of events/@system/@name (its id file), or -1 */
+static inline int uet_event_id(const char *system, const char *name)
+{
+	char path[512], *text;
+	int id;
+
+	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/id", system, name);
+	text = uet_read_file(path);
+	id = text ? atoi(text) : -1;
+	free(text);
+	return id;
+}
+
+/*
+ * The directory of the format of event @name of @system, type @id, once
+ * deleted while a buffer held its records: events/@system_retired/@name_@id
+ * (of @instance: "" or "instances/x/"), in @buf
+ */
+static inline const char *uet_retired_dir(const char *instance, const char *system,
+					  const char *name, int id, char *buf,
+					  size_t size)
+{
+	snprintf(buf, size, TRACEFS "%sevents/%s_retired/%s_%d", instance, system,
+		 name, id);
+	return buf;
+}
+
+/*
+ * Have the kernel remove now the retired events that no buffer holds
+ * records of any more: it does before it refuses to create an event for
+ * want of room, which kernel.user_events_max at 0 makes certain for one
+ * registration. 0 when that registration was refused, else -errno.
+ */
+static inline int uet_reclaim_retired(void)
+{
+	const char *max_path = "/proc/sys/kernel/user_events_max";
+	char *saved = uet_read_file(max_path);
+	struct user_status_reg reg;
+	int fd = open(UE_DATA, O_RDWR), ret = -EIO;
+
+	if (saved && fd >= 0 && !uet_write_file(max_path, "0", O_TRUNC)) {
+		/* a name nobody registers: a new event, refused */
+		ret = uet_register(fd, "uet_reclaim_probe u32 x", &reg);
+		ret = ret == -EMFILE ? 0 : ret ? ret : -EEXIST;
+		if (uet_write_file(max_path, saved, O_TRUNC))
+			ret = -EIO;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(saved);
+	return ret;
+}
+
+/* Wait until @path does not exist, ue_scale_ms(@seconds s) at most */
+static inline bool uet_wait_absent(const char *path, int seconds)
+{
+	return ue_wait_for(seconds * 1000L, access(path, F_OK) && errno == ENOENT,
+			   "%s to be gone", path);
 }
 
 #endif /* UE_TIMING_ONLY */
