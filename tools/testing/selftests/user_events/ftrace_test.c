@@ -435,10 +435,14 @@ out:
 	free(buf);
 }
 
-/* The trace line of the one record of "ft_gen: n=@n", from the task column on */
-static int gen_line(int n, char *out, size_t size)
+/*
+ * The line of the one record of "ft_gen: n=@n" in @trace, from the task
+ * column on, into @out; how many there are
+ */
+static int gen_line_in(const char *trace, int n, char *out, size_t size)
 {
-	char *trace = uet_read_file(TRACEFS "trace"), want[32], *p, *line;
+	const char *p, *line;
+	char want[32];
 	int found = 0;
 
 	snprintf(want, sizeof(want), "ft_gen: n=%d\n", n);
@@ -451,6 +455,15 @@ static int gen_line(int n, char *out, size_t size)
 			 (int)(strstr(line, "] ") - line) + 7 : 0, line,
 			 (int)strcspn(p, "\n"), p);
 	}
+	return found;
+}
+
+/* gen_line_in() of the trace as it is now */
+static int gen_line(int n, char *out, size_t size)
+{
+	char *trace = uet_read_file(TRACEFS "trace");
+	int found = gen_line_in(trace, n, out, size);
+
 	free(trace);
 	return found;
 }
@@ -472,7 +485,8 @@ TEST_F(ft, generic_layer)
 {
 	struct user_status_reg reg, on;
 	char direct[512] = "", generic[512] = "";
-	char pid[32];
+	int found_direct, found_generic;
+	char pid[32], *trace;
 	cpu_set_t one;
 
 	/* one CPU: the lines compared show it */
@@ -488,9 +502,17 @@ TEST_F(ft, generic_layer)
 	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_gen/filter",
 				    "n < 100", O_TRUNC));
 	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 2));
-	/* read together: the comm shown is the one saved when reading */
-	ASSERT_EQ(1, gen_line(1, direct, sizeof(direct)));
-	ASSERT_EQ(1, gen_line(2, generic, sizeof(generic)));
+	/*
+	 * One read for both: the comm shown is the one saved when reading
+	 * (saved at a later context switch, "<...>" until then)
+	 */
+	trace = uet_read_file(TRACEFS "trace");
+	ASSERT_NE(NULL, trace);
+	found_direct = gen_line_in(trace, 1, direct, sizeof(direct));
+	found_generic = gen_line_in(trace, 2, generic, sizeof(generic));
+	free(trace);
+	ASSERT_EQ(1, found_direct);
+	ASSERT_EQ(1, found_generic);
 	direct[strlen(direct) - 1] = '2';
 	EXPECT_STREQ(direct, generic);
 	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 200));
