@@ -347,8 +347,8 @@ def stages(final, gone):
     # the enablers of released memories, dropped where events are looked at
     # (after the comment() rules above, which start from the final items)
     c.drop_prototype('user_event_mm_drop_released')
-    for f in ('user_event_find_or_create', 'user_event_destroy',
-              'user_event_is_busy', 'user_events_ioctl_del'):
+    for f in ('user_event_find_or_create', 'user_event_busy',
+              'user_events_ioctl_del'):
         c.drop_stmt(f, 'user_event_mm_drop_released')
     s = done(c, 'perf.c', final, gone)
 
