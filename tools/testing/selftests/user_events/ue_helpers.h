@@ -96,6 +96,11 @@ static inline long long ue_now_us(void)
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
+static inline long long ue_now_ms(void)
+{
+	return ue_now_us() / 1000;
+}
+
 /* One wait: ue_wait_start(), then ue_wait_over() or ue_wait_next() per try */
 struct ue_wait {
 	long long start_us, end_us;
