@@ -65,8 +65,8 @@
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
 
-/* the selftests' tracefs helpers, eBPF assembler and loader */
-#include "../../testing/selftests/user_events/ue_helpers.h"
+/* tracefs files, waits and perf's ring, shared with the kselftests; eBPF */
+#include "../../testing/selftests/user_events/ue_util.h"
 #include "../../testing/selftests/user_events/ue_bpf.h"
 /* libuserevents, as its users call it (the lib_write_bits case) */
 #include "user_events.h"
@@ -224,21 +224,6 @@ static int ev_enabled(const struct event *ev)
 	return ev->word ? !!(*ev->word & (1 << ENABLE_BIT)) : !!*ev->status;
 }
 
-/* Wait up to 10 s for events/user_events/@name to go (the peer: a worker) */
-static int wait_gone(const char *name)
-{
-	char path[600];
-	int i;
-
-	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s", name);
-	for (i = 0; i < 10000; i++) {
-		if (access(path, F_OK))
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
 /*
  * An enable-bit event (flags 0) whose fd and enabler went: gone within 10 s,
  * 0, or -1. Ours keeps one that recorded into an ftrace buffer (deleting it
@@ -258,16 +243,11 @@ static int bits_event_gone(const char *name)
 		if (fd >= 0)
 			close(fd);
 	}
-	return wait_gone(name);
+	/* the peer deletes it from a worker */
+	return uet_wait_gone("user_events", name, 10000) ? 0 : -1;
 }
 
 /* perf: a per-task event on the tracepoint with a ring for @ops samples */
-struct perf_ring {
-	int fd;
-	void *base;
-	size_t len;		/* of the data area */
-};
-
 static int tracepoint_id(const char *system, const char *name)
 {
 	char path[600];
@@ -276,7 +256,7 @@ static int tracepoint_id(const char *system, const char *name)
 	return read_number(path);
 }
 
-static int perf_attach(struct perf_ring *r, const char *name, int size)
+static int perf_attach(struct uet_ring *r, const char *name, int size)
 {
 	struct perf_event_attr pe = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -286,49 +266,36 @@ static int perf_attach(struct perf_ring *r, const char *name, int size)
 		.sample_type = PERF_SAMPLE_RAW,
 		.wakeup_events = OPS * 2,
 	};
-	size_t need = (size_t)OPS * (size + 64), pages = 1;
+	size_t need = (size_t)OPS * (size + 64);
+	int pages = 1, fd, err;
 
-	while (pages * 4096 < need)
+	while ((size_t)pages * 4096 < need)
 		pages *= 2;
-	r->len = pages * 4096;
-	r->fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
-	if (r->fd < 0)
+	fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	if (fd < 0)
 		return -errno;
-	r->base = mmap(NULL, r->len + 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       r->fd, 0);
-	if (r->base == MAP_FAILED) {
-		close(r->fd);
-		return -errno;
-	}
-	return 0;
+	err = uet_ring_map(r, fd, pages);
+	if (err)
+		close(fd);
+	return err;
 }
 
 /* Samples in the ring, and lost ones; then close it */
-static void perf_detach(struct perf_ring *r, long *samples, long *lost)
+static void perf_detach(struct uet_ring *r, long *samples, long *lost)
 {
-	struct perf_event_mmap_page *meta = r->base;
-	uint8_t *data = (uint8_t *)r->base + 4096;
-	uint64_t head = meta->data_head, tail = meta->data_tail;
+	__u64 head = uet_ring_head(r), tail = r->meta->data_tail;
+	uint64_t rec[4];	/* the header, then a lost record's id and count */
 
-	__sync_synchronize();
 	*samples = *lost = 0;
 	while (tail < head) {
-		struct perf_event_header *h = (void *)(data + (tail % r->len));
+		struct perf_event_header *h = uet_ring_copy(r, &tail, rec, sizeof(rec));
 
-		if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->type == PERF_RECORD_SAMPLE)
 			(*samples)++;
-		} else if (h->type == PERF_RECORD_LOST) {
-			uint64_t body[2];
-			size_t i;
-
-			for (i = 0; i < sizeof(body); i++)
-				((uint8_t *)body)[i] =
-					data[(tail + sizeof(*h) + i) % r->len];
-			*lost += body[1];
-		}
-		tail += h->size;
+		else if (h->type == PERF_RECORD_LOST)
+			*lost += rec[2];
 	}
-	munmap(r->base, r->len + 4096);
+	uet_ring_unmap(r);
 	close(r->fd);
 }
 
@@ -671,7 +638,7 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 static void one_case(int c, int s, int r)
 {
 	struct event *ev = case_event(c, s);
-	struct perf_ring ring = { .fd = -1 };
+	struct uet_ring ring = { .fd = -1 };
 	long got = -1, lost = 0;
 	double v;
 	int fd = -1, err = 0, attach = bench_cases[c].attach, listened;

@@ -3,7 +3,7 @@
  * What ue_bench and ue_bench_peers share: the clock (guest instructions
  * under -icount), the median of the rounds, the csv: row, error lines and
  * the count of what ftrace recorded. Include after <stdio.h> and friends,
- * ue_helpers.h and a definition of ROUNDS.
+ * ue_util.h and a definition of ROUNDS.
  */
 #ifndef UE_BENCH_COMMON_H
 #define UE_BENCH_COMMON_H

@@ -50,7 +50,7 @@
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "ue_bench_tp.h"
 
-#include "../../testing/selftests/user_events/ue_helpers.h"
+#include "../../testing/selftests/user_events/ue_util.h"
 
 #define ROUNDS 5
 #define MAX_PAYLOAD 4000
