@@ -170,13 +170,6 @@ static int count_user_events(void)
 	return n;
 }
 
-/* Wait for events/user_events/@name to be gone; 1 when it is */
-static int wait_gone(const char *name)
-{
-	return ue_wait_for(UE_WAIT_MS, !uet_event_exists("user_events", name),
-			   "events/user_events/%s to go", name);
-}
-
 /* A BPF program for tracepoints: r0 = 1; exit */
 static int bpf_prog(void)
 {
@@ -1411,7 +1404,7 @@ TEST_F(bits, auto_delete_after_last_consumer)
 	ue_sleep_ms(QUIET_MS);
 	EXPECT_TRUE(uet_event_exists("user_events", "bits_autoc")) TH_LOG("perf still holds it");
 	drop_fd(&self->e, p);
-	EXPECT_TRUE(wait_gone("bits_autoc"));
+	EXPECT_TRUE(uet_wait_gone("user_events", "bits_autoc", UE_WAIT_MS));
 }
 
 /* USER_EVENT_REG_PERSIST: it stays unreferenced until DIAG_IOCSDEL */

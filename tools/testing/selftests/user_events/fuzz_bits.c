@@ -273,24 +273,7 @@ static void zap_words(void)
 
 static int ev_exists(const struct bits_event *e)
 {
-	return !access(sys_path(0, e->sys, e->d->name, ""), F_OK);
-}
-
-/*
- * Wait up to @ms times the factor (UE_WAIT_MS for what must come, SETTLE_MS
- * where staying is right too; 0: look once) for events/@sys/@name to go; 1
- * when gone
- */
-int wait_gone(const char *sys, const char *name, int ms)
-{
-	struct ue_wait wait;
-
-	ue_wait_start(&wait, ms);
-	do {
-		if (access(sys_path(0, sys, name, ""), F_OK))
-			return 1;
-	} while (ms && ue_wait_next(&wait));
-	return 0;
+	return uet_event_exists(e->sys, e->d->name);
 }
 
 /*
@@ -313,7 +296,7 @@ static void settle(int ev, int async, const char *when)
 			     ev_consumers(e), e->stays ? ", and it should stay" : "");
 		return;
 	}
-	if (!wait_gone(e->sys, e->d->name, async ? UE_WAIT_MS : 0))
+	if (!uet_gone_within(e->sys, e->d->name, async ? UE_WAIT_MS : 0))
 		fail("lifetime", "%s still there %s%s: enable-bit event, no PERSIST, no holder",
 		     e->d->name, when,
 		     async ? " (wait expired)" : "");
@@ -697,7 +680,7 @@ static void check_nothing_made(const struct event_desc *want, int multi, int per
 	if (plain_named(want->name) >= 0 || is_pre(want->name))
 		return;
 	/* PERSIST: it may stay, and the window ends the wait; else it must go */
-	if (wait_gone(USER_EVENTS_SYSTEM, want->name, persist ? SETTLE_MS : UE_WAIT_MS))
+	if (uet_gone_within(USER_EVENTS_SYSTEM, want->name, persist ? SETTLE_MS : UE_WAIT_MS))
 		return;
 	/* as Linux 6.12: PERSIST applies once the event exists; delete it */
 	if (persist) {
@@ -1175,7 +1158,7 @@ static void bits_unprivileged(int ev)
 	expect_err("register PERSIST without CAP_PERFMON", res[1], -EPERM);
 	expect_err("register without CAP_PERFMON, flags 0", res[2], 0);
 	/* its fd and enablers went with it, and so did the event */
-	if (!wait_gone(USER_EVENTS_SYSTEM, want.name, UE_WAIT_MS))
+	if (!uet_gone_within(USER_EVENTS_SYSTEM, want.name, UE_WAIT_MS))
 		fail("lifetime",
 		     "%s, made by a process that exited, is still there (wait expired)",
 		     want.name);
@@ -1321,7 +1304,7 @@ void bits_cleanup(void)
 
 		if (!e->multi && fd >= 0)
 			uet_delete(fd, e->d->name);
-		if (!wait_gone(e->sys, e->d->name, SETTLE_MS))
+		if (!uet_gone_within(e->sys, e->d->name, SETTLE_MS))
 			ksft_print_msg("could not delete %s/%s at the end\n", e->sys, e->d->name);
 	}
 	if (fd >= 0)

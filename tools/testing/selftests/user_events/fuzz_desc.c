@@ -31,11 +31,6 @@
  */
 #include "fuzz_test.h"
 
-int dyn_cmd(const char *cmd)
-{
-	return uet_write_file(UE_DYN, cmd, O_APPEND);
-}
-
 /*
  * The name of a "u:" line of dynamic_events, into @name: a default-group
  * event's "name"; another system's event ("u:SYSTEM/name") keeps the
@@ -242,7 +237,7 @@ static int reg_dyn(const char *desc)
 	static char cmd[TEXT_MAX + 8];
 
 	snprintf(cmd, sizeof(cmd), "u:%s", desc);
-	return dyn_cmd(cmd);
+	return uet_dyn_cmd(cmd);
 }
 
 /* dynamic_events splits lines at '\n' and drops what follows '#' */
@@ -313,7 +308,7 @@ static int delete_any(struct live *e, int *method)
 		break;
 	}
 	set_ctx("dynamic_events delete", cmd);
-	return dyn_cmd(cmd);
+	return uet_dyn_cmd(cmd);
 }
 
 void delete_live(struct live *e)
@@ -1219,85 +1214,68 @@ static void trace_text(const struct event_desc *d, const unsigned char *pl,
 /* Consumers -------------------------------------------------------------------- */
 
 /* The one perf consumer, closed by cleanup() too */
-struct perf_ring ring = { .fd = -1 };
+struct uet_ring ring = { .fd = -1 };
 
-int perf_attach_sys(const char *sys, const char *name, struct perf_ring *r)
+int perf_attach_sys(const char *sys, const char *name, struct uet_ring *r)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-		.wakeup_events = 1,
-	};
 	char *text = uet_read_file(sys_path(0, sys, name, "id"));
 	int id = text ? atoi(text) : -1;
 
 	free(text);
 	if (id <= 0)
 		fail("perf", "no tracepoint id for %s", name);
-	pe.config = id;
-	r->fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	r->fd = uet_perf_open(id, 0, -1, 1);
 	if (r->fd < 0)
 		fail("perf", "perf_event_open on %s: %s", name, strerror(errno));
-	r->meta = mmap(NULL, (PERF_PAGES + 1) * page_size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, r->fd, 0);
-	if (r->meta == MAP_FAILED)
+	if (uet_ring_map(r, r->fd, PERF_PAGES))
 		fail("perf", "mmap of the perf buffer: %s", strerror(errno));
-	r->data = (unsigned char *)r->meta + page_size;
 	return id;
 }
 
-static int perf_attach(const char *name, struct perf_ring *r)
+static int perf_attach(const char *name, struct uet_ring *r)
 {
 	return perf_attach_sys(USER_EVENTS_SYSTEM, name, r);
 }
 
-void perf_detach(struct perf_ring *r)
+void perf_detach(struct uet_ring *r)
 {
 	if (r->fd < 0)
 		return;
-	munmap(r->meta, (PERF_PAGES + 1) * page_size);
+	uet_ring_unmap(r);
 	close(r->fd);
 	r->fd = -1;
 }
 
-void check_perf(struct perf_ring *r, int id, const struct records *want)
+void check_perf(struct uet_ring *r, int id, const struct records *want)
 {
-	unsigned long long head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	unsigned long long pos = r->meta->data_tail, size = PERF_PAGES * page_size;
+	__u64 head = uet_ring_head(r), pos = r->meta->data_tail;
 	static unsigned char rec[PAYLOAD_BUF];
 	int n = 0;
 
 	stats.perf_checks++;
-	if (head - pos > size)
-		fail("perf", "the perf buffer wrapped (%llu bytes)", head - pos);
+	if (head - pos > r->size)
+		fail("perf", "the perf buffer wrapped (%llu bytes)", (unsigned long long)(head - pos));
 	while (pos < head) {
-		struct perf_event_header hdr;
-		unsigned int i, raw_size, want_size;
+		struct perf_event_header *hdr = uet_ring_copy(r, &pos, rec, sizeof(rec));
+		unsigned int raw_size, want_size;
 
-		for (i = 0; i < sizeof(hdr); i++)
-			((unsigned char *)&hdr)[i] = r->data[(pos + i) % size];
-		for (i = 0; i < hdr.size && i < sizeof(rec); i++)
-			rec[i] = r->data[(pos + i) % size];
-		pos += hdr.size;
-		if (hdr.type != PERF_RECORD_SAMPLE)
-			fail("perf", "perf record of type %u (lost samples?)", hdr.type);
+		if (hdr->type != PERF_RECORD_SAMPLE)
+			fail("perf", "perf record of type %u (lost samples?)", hdr->type);
 		if (n >= want->n)
 			fail("perf", "more perf samples than accepted writes (%d)", want->n);
-		raw_size = get_le(rec + sizeof(hdr), 4);
+		raw_size = get_le(rec + sizeof(*hdr), 4);
 		want_size = ((8 + want->len[n] + 4 + 7) & ~7) - 4;
 		if (raw_size != want_size)
 			fail("perf", "sample %d: raw size %u, want %u", n, raw_size, want_size);
-		if (get_le(rec + sizeof(hdr) + 4, 2) != (unsigned int)id ||
-		    (int)get_le(rec + sizeof(hdr) + 8, 4) != getpid())
+		if (get_le(rec + sizeof(*hdr) + 4, 2) != (unsigned int)id ||
+		    (int)get_le(rec + sizeof(*hdr) + 8, 4) != getpid())
 			fail("perf", "sample %d: header is not type %d, pid %d", n, id, getpid());
-		if (memcmp(rec + sizeof(hdr) + 4 + 8, want->buf + want->off[n], want->len[n]))
+		if (memcmp(rec + sizeof(*hdr) + 4 + 8, want->buf + want->off[n], want->len[n]))
 			fail("perf", "sample %d: the payload differs from the write", n);
 		n++;
 		stats.sampled++;
 	}
-	r->meta->data_tail = head;
+	uet_ring_done(r, head);
 	if (n != want->n)
 		fail("perf", "%d perf samples for %d accepted writes", n, want->n);
 }
@@ -1766,7 +1744,7 @@ static void round_trip(struct live *e, const char *fmt)
 		e->sidx = reg.status_index;
 	} else {
 		set_ctx("round trip through dynamic_events", e->line);
-		ret = dyn_cmd(e->line);
+		ret = uet_dyn_cmd(e->line);
 		e->sidx = 0;
 	}
 	if (ret) {
@@ -1807,7 +1785,7 @@ void process_live(struct live *e)
 		/* a delete whose fields do not match deletes nothing */
 		snprintf(cmd, sizeof(cmd), "!u:%s u8 zz_not_a_field", e->name);
 		set_ctx("dynamic_events delete", cmd);
-		ret = dyn_cmd(cmd);
+		ret = uet_dyn_cmd(cmd);
 		if (ret != -ENOENT)
 			fail("delete", "%s: %s, want ENOENT", cmd, err_name(ret));
 	}
@@ -2047,7 +2025,7 @@ void dyn_edges(void)
 		memcpy(cmd, chance(50) ? "-:" : "u:", 2);
 	}
 	set_ctx("dynamic_events", cmd);
-	ret = dyn_cmd(cmd);
+	ret = uet_dyn_cmd(cmd);
 	if (!ret) {
 		/* only "u:" + a long valid name creates something */
 		char line[TEXT_MAX];

@@ -356,14 +356,6 @@ static void race_map(int s, int how)
 	__atomic_add_fetch(&stats.race_remaps, 1, __ATOMIC_RELAXED);
 }
 
-static void race_spin(unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
 /*
  * The mapper thread: one change of a page per call of the test it races,
  * both released together, each after a head start of its own (drawn by the
@@ -377,7 +369,7 @@ static void *race_mapper(void *arg)
 		pthread_barrier_wait(&rc.start);
 		if (__atomic_load_n(&rc.stop, __ATOMIC_ACQUIRE))
 			return NULL;
-		race_spin(rc.req_spin);
+		ue_spin(rc.req_spin);
 		if (!rc.err[0])
 			race_map(rc.req_slot, rc.req_how);
 		pthread_barrier_wait(&rc.done);
@@ -398,7 +390,7 @@ static void race_begin(int s, int how)
 	rc.req_how = how;
 	rc.req_spin = its;
 	pthread_barrier_wait(&rc.start);
-	race_spin(mine);
+	ue_spin(mine);
 }
 
 static void race_end(int how)
@@ -788,7 +780,7 @@ static void race_teardown(int check)
 	rc.signals = 0;
 	rc.active = 0;
 	for (ev = 0; ev < 2; ev++) {
-		if (wait_gone(USER_EVENTS_SYSTEM, race_name[ev], check ? UE_WAIT_MS : SETTLE_MS))
+		if (uet_gone_within(USER_EVENTS_SYSTEM, race_name[ev], check ? UE_WAIT_MS : SETTLE_MS))
 			continue;
 		if (check) {
 			set_ctx("the end of a race scenario", race_name[ev]);
@@ -809,29 +801,16 @@ void race_cleanup(void)
 		race_teardown(0);
 }
 
-/*
- * Spins that take about as long as a registration, for the head starts;
- * each measured for 50 ms at least: the guest's clock may tick coarsely
- */
+/* Spins that take about as long as a registration, for the head starts */
 static unsigned int race_calibrate(void)
 {
 	static uint64_t word;
-	double t = now(), ioctl_s, spin_s;
-	unsigned long long spins = 0;
-	int calls = 0;
+	unsigned int pair = uet_spins_per_reg(rc.fd, race_desc[0], &word, 8, 1);
 
-	do {
-		if (uet_register_bits(rc.fd, race_desc[0], &word, 8, 1, 0, NULL) ||
-		    uet_unregister_bits(rc.fd, &word, 1))
-			fail("race", "registering a word in .bss: %s", strerror(errno));
-		calls += 2;
-	} while ((ioctl_s = now() - t) < 0.05);
-	t = now();
-	do {
-		race_spin(10000);
-		spins += 10000;
-	} while ((spin_s = now() - t) < 0.05);
-	return spins * (ioctl_s / calls / spin_s) + 1;
+	if (!pair)
+		fail("race", "registering a word in .bss: %s", strerror(errno));
+	/* a registration, or an unregistration: half a pair */
+	return (pair - 1) / 2 + 1;
 }
 
 /*

@@ -252,7 +252,7 @@ static void cleanup(void)
 			char cmd[300];
 
 			snprintf(cmd, sizeof(cmd), "-:%s", e->name);
-			if (dyn_cmd(cmd))
+			if (uet_dyn_cmd(cmd))
 				ksft_print_msg("could not delete %s at the end\n", e->name);
 		}
 		if (fd >= 0)
@@ -309,7 +309,7 @@ static void one_iteration(void)
 		groups_scenario();
 }
 
-double now(void)
+static double now(void)
 {
 	struct timespec ts;
 

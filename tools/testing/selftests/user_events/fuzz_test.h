@@ -55,12 +55,6 @@ struct live {
 
 #define INSTANCE "instances/fuzz_test/"
 
-struct perf_ring {
-	int fd;
-	struct perf_event_mmap_page *meta;
-	unsigned char *data;
-};
-
 /* Records accepted while consumers listened, in write order */
 struct records {
 	unsigned char buf[REC_BUF];
@@ -131,14 +125,12 @@ int errno_documented(int err);
 const char *err_name(int ret);
 void expect_err(const char *what, int ret, int want);
 long first_diff(const unsigned char *a, const unsigned char *b, long len);
-double now(void);
 
 /* Descriptions and payloads (fuzz_desc.c) ---------------------------------- */
 
 /* The one perf consumer, closed by cleanup() too */
-extern struct perf_ring ring;
+extern struct uet_ring ring;
 
-int dyn_cmd(const char *cmd);
 int line_name(const char *line, int len, char *name);
 int dyn_line(const char *name, char *out, size_t size);
 int is_live(const char *name);
@@ -159,9 +151,9 @@ const char *sep_field(int packed);
 void mutate(char *s, size_t size);
 char *check_format_sys(const struct event_desc *d, const char *sys);
 void fill_random(unsigned char *p, int len);
-int perf_attach_sys(const char *sys, const char *name, struct perf_ring *r);
-void perf_detach(struct perf_ring *r);
-void check_perf(struct perf_ring *r, int id, const struct records *want);
+int perf_attach_sys(const char *sys, const char *name, struct uet_ring *r);
+void perf_detach(struct uet_ring *r);
+void check_perf(struct uet_ring *r, int id, const struct records *want);
 void check_trace(int inst, const struct event_desc *d, const struct records *want,
 			int subset);
 void do_write_abi(int fd, const struct event_desc *d, int widx, int consumers,
@@ -180,7 +172,6 @@ void groups_scenario(void);
 void bits_cleanup(void);
 void bits_scenario(void);
 void bits_setup(void);
-int wait_gone(const char *sys, const char *name, int ms);
 
 /* Races of the enable bit (fuzz_race.c) ------------------------------------- */
 

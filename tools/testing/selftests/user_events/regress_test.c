@@ -243,14 +243,8 @@ TEST(zero_field_event)
  */
 TEST(max_payload_with_perf)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-	};
 	int fd = open(UE_DATA, O_RDWR), max = UE_PERF_MAX_PAYLOAD, perf;
-	struct perf_event_mmap_page *meta;
+	struct uet_ring ring;
 	struct user_status_reg reg;
 	char *buf;
 
@@ -259,11 +253,9 @@ TEST(max_payload_with_perf)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "rg_big u8 a", &reg));
-	pe.config = uet_tracepoint_id("rg_big");
-	perf = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	perf = uet_perf_open(uet_tracepoint_id("rg_big"), 0, -1, 1);
 	ASSERT_LE(0, perf);
-	meta = mmap(NULL, 9 * getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED, perf, 0);
-	ASSERT_NE(MAP_FAILED, meta);
+	ASSERT_EQ(0, uet_ring_map(&ring, perf, 8));
 	buf = calloc(1, 4 + max + 1);
 	ASSERT_NE(NULL, buf);
 	memcpy(buf, &reg.write_index, 4);
@@ -271,10 +263,10 @@ TEST(max_payload_with_perf)
 	EXPECT_EQ(-1, write(fd, buf, 4 + max + 1));
 	EXPECT_EQ(E2BIG, errno);
 	/* one sample: the header, the raw size and the record */
-	EXPECT_LE((unsigned long long)(8 + 4 + 8 + max), meta->data_head);
-	EXPECT_GT((unsigned long long)(2 * (8 + 4 + 8 + max)), meta->data_head);
+	EXPECT_LE((unsigned long long)(8 + 4 + 8 + max), ring.meta->data_head);
+	EXPECT_GT((unsigned long long)(2 * (8 + 4 + 8 + max)), ring.meta->data_head);
 	free(buf);
-	munmap(meta, 9 * getpagesize());
+	uet_ring_unmap(&ring);
 	close(perf);
 	close(fd);
 	fd = open(UE_DATA, O_RDWR);
@@ -597,14 +589,6 @@ static int wait_above(int *p, int floor, unsigned int pause_us, const char *what
 	return v;
 }
 
-static long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
 /* What the test and its pinger share */
 struct fork_pings {
 	int spread_us;		/* a signal comes within this of a fork's start */
@@ -633,7 +617,7 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 	fp = mmap(NULL, sizeof(*fp), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, fp);
-	t = now_us();
+	t = ue_now_us();
 	pinger = fork();
 	if (pinger == 0) {
 		unsigned int seed = getpid();
@@ -652,7 +636,7 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 	}
 	ASSERT_LE(0, pinger);
 	/* twice as long as a fork of this process takes here */
-	__atomic_store_n(&fp->spread_us, (int)(2 * (now_us() - t)) + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&fp->spread_us, (int)(2 * (ue_now_us() - t)) + 1, __ATOMIC_RELEASE);
 	for (i = 0; i < FORKS; i++) {
 		__atomic_store_n(&fp->started, i + 1, __ATOMIC_RELEASE);
 		pids[i] = fork();
@@ -720,14 +704,6 @@ struct race {
 	int stop;
 };
 
-static void spin_for(unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
 static void *race_thread(void *arg)
 {
 	struct race *r = arg;
@@ -736,7 +712,7 @@ static void *race_thread(void *arg)
 		pthread_barrier_wait(&r->start);
 		if (r->stop)
 			return NULL;
-		spin_for(rand_r(&r->seed) % r->spin);
+		ue_spin(rand_r(&r->seed) % r->spin);
 		r->fn(r);
 		pthread_barrier_wait(&r->done);
 	}
@@ -774,7 +750,7 @@ static int race_start(struct race *r, void (*fn)(struct race *r))
 static void race_go(struct race *r)
 {
 	pthread_barrier_wait(&r->start);
-	spin_for(rand_r(&r->seed) % r->spin);
+	ue_spin(rand_r(&r->seed) % r->spin);
 }
 
 static void race_wait(struct race *r)
@@ -792,30 +768,6 @@ static void race_stop(struct race *r)
 		pthread_join(r->tid2, NULL);
 	pthread_barrier_destroy(&r->start);
 	pthread_barrier_destroy(&r->done);
-}
-
-/*
- * Spins that take about as long as a registration and its unregistration
- * of @desc on @fd at @word, so that the head starts cover the whole ioctl.
- * Each measured for 50 ms at least: the guest's clock may tick coarsely.
- */
-static unsigned int race_calibrate(int fd, const char *desc, void *word)
-{
-	unsigned long long spins = 0, pairs = 0, pairs_us, spin_us;
-	long long t = now_us();
-
-	do {
-		if (uet_register_bits(fd, desc, word, 4, 0, 0, NULL) ||
-		    uet_unregister_bits(fd, word, 0))
-			return 0;
-		pairs++;
-	} while ((pairs_us = now_us() - t) < 50000);
-	t = now_us();
-	do {
-		spin_for(10000);
-		spins += 10000;
-	} while ((spin_us = now_us() - t) < 50000);
-	return spins * pairs_us / pairs / spin_us + 1;
 }
 
 /* A fresh private page at @addr, every byte @c */
@@ -923,7 +875,7 @@ TEST_F_TIMEOUT(slow, munmap_during_register, 300)
 {
 	int fd = open(UE_DATA, O_RDWR), ctl, ctl2, ret, i, c, ok = 0, efault = 0, bad = 0, good;
 	struct race r = { .fn2 = toggle_aux, .aux = "rg_mreg_aux" };
-	long long t = now_us();
+	long long t = ue_now_us();
 
 	if (uet_skip(_metadata, 0))
 		return;
@@ -933,7 +885,7 @@ TEST_F_TIMEOUT(slow, munmap_during_register, 300)
 	r.addr = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, r.addr);
-	r.spin = race_calibrate(fd, "rg_mreg u32 a", r.addr);
+	r.spin = uet_spins_per_reg(fd, "rg_mreg u32 a", r.addr, 4, 0);
 	ASSERT_LT(0, r.spin);
 	ASSERT_EQ(0, race_start(&r, unmap_word));
 	for (i = 0; i < RACE_ROUNDS; i++) {
@@ -960,7 +912,7 @@ TEST_F_TIMEOUT(slow, munmap_during_register, 300)
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the new page", bad, i);
 	TH_LOG("%d rounds in %lld ms (head starts up to %u spins): %d registered, %d EFAULT",
-	       i, (now_us() - t) / 1000, r.spin, ok, efault);
+	       i, (ue_now_us() - t) / 1000, r.spin, ok, efault);
 	race_stop(&r);
 	munmap(r.addr, r.page);
 	close(fd);
@@ -1160,7 +1112,7 @@ TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
 	int fd = open(UE_DATA, O_RDWR), ctl, ret, i, bad = 0, good, bad_how[3] = { 0 };
 	int ordered = 0, bad_ordered = 0, in_order;
 	struct race r = { 0 };
-	long long t = now_us();
+	long long t = ue_now_us();
 	char *mem;
 
 	if (uet_skip(_metadata, 0))
@@ -1176,7 +1128,7 @@ TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
 	mem = mmap(NULL, READER_MB << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, mem);
-	r.spin = race_calibrate(fd, "rg_munreg u32 a", r.addr);
+	r.spin = uet_spins_per_reg(fd, "rg_munreg u32 a", r.addr, 4, 0);
 	ASSERT_LT(0, r.spin);
 	ASSERT_EQ(0, race_start(&r, replace_word));
 	for (i = 0; i < UNREG_ROUNDS; i++) {
@@ -1215,7 +1167,7 @@ TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
 				 "after mmap() %d, after munmap() and mmap() %d; in order %d of %d",
 				 bad, i, bad_how[0], bad_how[1], bad_how[2], bad_ordered, ordered);
 	TH_LOG("%d rounds in %lld ms (head starts up to %u spins), %d of %d in the order forced",
-	       i, (now_us() - t) / 1000, r.spin, ordered, 2 * i / 30);
+	       i, (ue_now_us() - t) / 1000, r.spin, ordered, 2 * i / 30);
 	munmap(mem, READER_MB << 20);
 	race_stop(&r);
 	close(r.memfd);
@@ -1287,7 +1239,7 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 	int fd = open(UE_DATA, O_RDWR), ctl, i, c, bad = 0, good, status, word = 0;
 	int ready[2], go[2];
 	struct race r = { .signals = 1 };
-	long long t = now_us();
+	long long t = ue_now_us();
 	char got;
 	pid_t pid;
 
@@ -1302,7 +1254,7 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, r.addr);
 	/* a fork takes longer than a registration: twice the ioctl's */
-	r.spin = 2 * race_calibrate(fd, "rg_mfork u32 a", r.addr);
+	r.spin = 2 * uet_spins_per_reg(fd, "rg_mfork u32 a", r.addr, 4, 0);
 	ASSERT_LT(0, r.spin);
 	ASSERT_EQ(0, race_start(&r, move_over_word));
 	for (i = 0; i < FORK_ROUNDS; i++) {
@@ -1340,7 +1292,7 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the parent's new page", bad, i);
 	TH_LOG("%d rounds in %lld ms (head starts up to %u spins): the child had the word in %d",
-	       i, (now_us() - t) / 1000, r.spin, word);
+	       i, (ue_now_us() - t) / 1000, r.spin, word);
 	race_stop(&r);
 	signal(SIGUSR1, SIG_DFL);
 	close(ready[0]);
@@ -1450,10 +1402,10 @@ TEST_F_TIMEOUT(slow, memcg_charged, 600)
 static int rg_wait_readable(int fd, long base_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL, left;
+	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL, left;
 	int n;
 
-	while ((left = end - now_us()) > 0) {
+	while ((left = end - ue_now_us()) > 0) {
 		n = poll(&p, 1, (int)(left / 1000) + 1);
 		if (n > 0)
 			return 1;
@@ -1466,7 +1418,7 @@ static int rg_wait_readable(int fd, long base_ms)
 /* Wait up to ue_scale_ms(@base_ms) for child @pid to exit; its status or -1 */
 static int rg_wait_pid(pid_t pid, long base_ms)
 {
-	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL;
+	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL;
 	int status;
 
 	do {
@@ -1477,15 +1429,8 @@ static int rg_wait_pid(pid_t pid, long base_ms)
 		if (got < 0)
 			return -1;
 		usleep(1000);
-	} while (now_us() < end);
+	} while (ue_now_us() < end);
 	return -1;
-}
-
-/* Wait up to ue_scale_ms(@base_ms) for user event @name to be gone; 1 if it is */
-static int rg_wait_gone(const char *name, long base_ms)
-{
-	return ue_wait_for(base_ms, !uet_event_exists("user_events", name),
-			   "user event %s to be gone", name);
 }
 
 /* Where task @pid is in the kernel (/proc/PID/stack), into the test's log */
@@ -1907,7 +1852,7 @@ TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
 	/* the walk did B first: its breakpoint is there */
 	EXPECT_EQ(0xcc, rg_proc_say(&b, 'b'));
 	/* T's event went with its memory, a moment later */
-	EXPECT_TRUE(rg_wait_gone("rg_exitup_ev", 10000))
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_exitup_ev", 10000))
 		TH_LOG("wait expired: T's event to go with its memory");
 
 	EXPECT_EQ(0, uet_write_file(RG_UPROBE_EN, "0", O_TRUNC));
@@ -2146,13 +2091,13 @@ static void *rg_unreg_thread(void *arg)
 /* Wait up to ue_scale_ms(@base_ms) for bit @bit of @word to be @want; 1 if so */
 static int rg_wait_bit(const __u32 *word, int bit, int want, long base_ms)
 {
-	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL;
+	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL;
 
 	do {
 		if (!!(__atomic_load_n(word, __ATOMIC_RELAXED) & (1u << bit)) == want)
 			return 1;
 		usleep(1000);
-	} while (now_us() < end);
+	} while (ue_now_us() < end);
 	return 0;
 }
 
