@@ -107,11 +107,9 @@ static void bfail(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!__atomic_exchange_n(&bsh->failed, 1, __ATOMIC_SEQ_CST)) {
-		va_start(ap, fmt);
-		vsnprintf(bsh->why, sizeof(bsh->why), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ue_fail_once(&bsh->failed, bsh->why, sizeof(bsh->why), fmt, ap);
+	va_end(ap);
 }
 
 static void bcounted(int what)
@@ -581,15 +579,14 @@ static void bcheck(void)
 
 static void bdelete_leftovers(void)
 {
-	int fd = open(UE_DATA, O_RDWR), x;
+	int x;
 	char name[32];
 
 	for (x = 0; x < NBEV; x++) {
 		bname(name, sizeof(name), x);
 		uet_enable("", name, 0);
-		uet_delete(fd, name);
+		uet_delete_named(name);
 	}
-	close(fd);
 }
 
 FIXTURE(bits_stress) {
@@ -653,18 +650,11 @@ FIXTURE_TEARDOWN(bits_stress)
 TEST_F_TIMEOUT(bits_stress, churn, 180)
 {
 	pthread_t th[NBTHREADS + 2];
-	unsigned int seed = time(NULL);
-	int seconds = 20, i, status;
+	unsigned int seed = ue_env_number("UE_STRESS_SEED", time(NULL));
+	int seconds = ue_env_number("UE_BITS_STRESS_SECONDS", 20), i, status;
 	long long start = ue_now_ms(), end;
-	const char *env;
 	char name[32];
 
-	env = getenv("UE_STRESS_SEED");
-	if (env)
-		seed = strtoul(env, NULL, 0);
-	env = getenv("UE_BITS_STRESS_SECONDS");
-	if (env)
-		seconds = atoi(env);
 	TH_LOG("seed %u, %d s, %d CPUs", seed, seconds, bsh->ncpus);
 	ASSERT_EQ(0, access("/bin/true", X_OK)) TH_LOG("the children exec /bin/true");
 	end = start + seconds * 1000LL;

@@ -107,19 +107,6 @@ static int emit(int fd, __u32 widx, __u32 v)
 	return write(fd, rec, sizeof(rec)) < 0 ? -errno : (int)sizeof(rec);
 }
 
-/* The tracepoint id of @system/@name, or -1 */
-static int tp_id(const char *system, const char *name)
-{
-	char path[512], *text;
-	int id;
-
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/id", system, name);
-	text = uet_read_file(path);
-	id = text ? atoi(text) : -1;
-	free(text);
-	return id;
-}
-
 /* Names of events/user_events_multi/@name.* in @out; how many there are */
 static int multi_dirs(const char *name, char (*out)[64], int max)
 {
@@ -315,7 +302,7 @@ enum { FTRACE, PERF, BPF };
  */
 static int perf_on(struct env *e, const char *system, const char *name, int bpf)
 {
-	int id = tp_id(system, name), fd, err;
+	int id = uet_event_id(system, name), fd, err;
 
 	if (id < 0)
 		return -ENOENT;

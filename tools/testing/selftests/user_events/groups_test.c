@@ -1041,22 +1041,7 @@ TEST_F(grp, container_user_namespace)
 /* The text of trace_pipe, read until it is empty (its records are consumed) */
 static char *read_trace_pipe(void)
 {
-	int fd = open(TRACEFS "trace_pipe", O_RDONLY | O_NONBLOCK);
-	size_t len = 0, size = 1 << 16;
-	char *buf = malloc(size);
-	ssize_t n;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while (len + 1 < size && (n = read(fd, buf + len, size - len - 1)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return buf;
+	return uet_read_fd(open(TRACEFS "trace_pipe", O_RDONLY | O_NONBLOCK));
 }
 
 /*

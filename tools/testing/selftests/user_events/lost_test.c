@@ -925,20 +925,6 @@ TEST_F_TIMEOUT(lost, perf_small_ring, 300)
 }
 
 /*
- * Count the lines of @path (a trace file) that contain @needle
- */
-static int count_in(const char *path, const char *needle)
-{
-	char *text = uet_read_file(path), *p;
-	int n = 0;
-
-	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(text);
-	return n;
-}
-
-/*
  * The everyday workflow with an event deleted automatically: a program
  * registers through the enable-bit ABI (no PERSIST), the admin enables the
  * event, the program writes five records and exits, the admin disables the
@@ -1004,15 +990,15 @@ static void keep_workflow(struct __test_metadata *_metadata, const char *inst,
 		EXPECT_EQ(0, access(path, F_OK));
 		for (i = 0; i < 5; i++) {
 			snprintf(line, sizeof(line), "lost_keep: seq=%d", 100 + i);
-			EXPECT_EQ(1, count_in(trace, line)) TH_LOG("%s in %s", line, trace);
+			EXPECT_EQ(1, uet_count_in(trace, line)) TH_LOG("%s in %s", line, trace);
 		}
 	} else {
 		EXPECT_TRUE(ue_wait_for(UE_WAIT_MS, access(path, F_OK),
 					"%s to go (its writer exited, its consumer detached)",
 					path));
 	}
-	EXPECT_EQ(1, count_in(trace, "lost_keep marker before exit"));
-	EXPECT_EQ(1, count_in(trace, "lost_keep marker after exit"));
+	EXPECT_EQ(1, uet_count_in(trace, "lost_keep marker before exit"));
+	EXPECT_EQ(1, uet_count_in(trace, "lost_keep marker after exit"));
 	close(ready[0]);
 	close(ready[1]);
 	close(go[0]);

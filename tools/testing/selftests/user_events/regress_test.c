@@ -208,9 +208,7 @@ TEST(failed_registrations_leave_nothing)
 	EXPECT_EQ(before, uet_status_active());
 	EXPECT_FALSE(uet_event_exists("user_events", "rg_bad"));
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_taken"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_taken"));
 }
 
 /* Failure: an event without fields could not be written (empty payload) */
@@ -231,9 +229,7 @@ TEST(zero_field_event)
 	EXPECT_EQ(1, uet_trace_count("rg_empty:"));
 	ASSERT_EQ(0, uet_enable("", "rg_empty", 0));
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_empty"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_empty"));
 }
 
 /*
@@ -269,9 +265,7 @@ TEST(max_payload_with_perf)
 	uet_ring_unmap(&ring);
 	close(perf);
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_big"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_big"));
 }
 
 struct mid_write {
@@ -1904,18 +1898,6 @@ static int rg_uffd_fault(int uffd, struct uffd_msg *msg, long base_ms)
 	return msg->event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
 }
 
-/* How many lines of @path contain @needle */
-static int rg_count_in(const char *path, const char *needle)
-{
-	char *text = uet_read_file(path), *p;
-	int n = 0;
-
-	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(text);
-	return n;
-}
-
 /* Perf events counting tracepoint @id, one per CPU; how many, or -1 */
 static int rg_perf_cpus(int id, int *fds, int max)
 {
@@ -2037,7 +2019,7 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
 		TH_LOG("wait expired: the write's fault on its missing page");
 	EXPECT_EQ((unsigned long)(buf + 3 * page), msg.arg.pagefault.address & ~(page - 1));
-	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(0, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 	np = rg_perf_cpus(id, perf, 64);
 	ASSERT_LT(0, np) TH_LOG("perf_event_open: %s", strerror(errno));
 	copy.dst = (unsigned long)(buf + 3 * page);
@@ -2048,7 +2030,7 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	EXPECT_EQ(-1, w.ret) TH_LOG("the write returned %zd", w.ret);
 	EXPECT_EQ(E2BIG, w.err);
 	EXPECT_EQ(0, rg_perf_count(perf, np));
-	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(0, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 
 	/* perf's largest payload: both get it; one more byte, nobody */
 	EXPECT_EQ(4 + UE_PERF_MAX_PAYLOAD, write(fd, w.buf, 4 + UE_PERF_MAX_PAYLOAD));
@@ -2057,20 +2039,18 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	EXPECT_EQ(-1, write(fd, w.buf, w.len));
 	EXPECT_EQ(E2BIG, errno);
 	EXPECT_EQ(1, rg_perf_count(perf, np));
-	EXPECT_EQ(1, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(1, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 	rg_perf_close(perf, np);
 	/* perf gone: ftrace takes the larger one */
 	EXPECT_EQ(w.len, write(fd, w.buf, w.len));
-	EXPECT_EQ(2, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(2, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 
 	EXPECT_EQ(0, uet_enable(RG_PW_INST, "rg_pw", 0));
 	EXPECT_EQ(0, rmdir(TRACEFS RG_PW_INST));
 	munmap(buf, 4 * page);
 	close(uffd);
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_pw"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_pw"));
 }
 
 struct rg_unreg {
@@ -2224,28 +2204,12 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 	close(uffd);
 	close(fd);
 	close(ctl);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_funreg"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_funreg"));
 }
 
 /* Deleting events whose records a buffer holds -------------------------- */
 
 #define RG_INST "instances/rg_inst/"
-
-/* How many lines of the trace of instance @inst contain @needle */
-static int inst_trace_count(const char *inst, const char *needle)
-{
-	char path[256], *trace, *p;
-	int n = 0;
-
-	snprintf(path, sizeof(path), TRACEFS "%strace", inst);
-	trace = uet_read_file(path);
-	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(trace);
-	return n;
-}
 
 /* A record of "u32 n; __rel_loc char[] s": @n, and "ab" */
 static int write_n_ab(int fd, int widx, __u32 n)
@@ -2299,12 +2263,12 @@ TEST(delete_keeps_instance_records)
 	close(fd);
 
 	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_inst", O_APPEND));
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "tracing_mark_write: rg_imark1\n"));
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "tracing_mark_write: rg_imark2\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "tracing_mark_write: rg_imark1\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "tracing_mark_write: rg_imark2\n"));
 	EXPECT_EQ(1, uet_trace_count("tracing_mark_write: rg_tmark\n"));
 	for (i = 1; i <= 3; i++) {
 		snprintf(line, sizeof(line), "rg_inst: n=%d s=ab\n", i);
-		EXPECT_EQ(1, inst_trace_count(RG_INST, line)) TH_LOG("no '%s'", line);
+		EXPECT_EQ(1, uet_instance_trace_count(RG_INST, line)) TH_LOG("no '%s'", line);
 	}
 	EXPECT_FALSE(uet_event_exists("user_events", "rg_inst"));
 	uet_retired_dir(RG_INST, "user_events", "rg_inst", id, path, sizeof(path));
@@ -2321,8 +2285,8 @@ TEST(delete_keeps_instance_records)
 	EXPECT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
 	ASSERT_EQ(0, uet_enable(RG_INST, "rg_inst", 0));
 	close(fd);
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "rg_inst: m=7\n"));
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "rg_inst: n=2 s=ab\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "rg_inst: m=7\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "rg_inst: n=2 s=ab\n"));
 
 	/* the instance's buffer cleared: the retired event goes */
 	ASSERT_EQ(0, uet_write_file(TRACEFS RG_INST "trace", "", O_TRUNC));
@@ -2394,7 +2358,7 @@ TEST(retired_on_reader_page)
 	close(fd);
 	/* one record read: its page is the reader page, 19 left unread on it */
 	ASSERT_EQ(0, rp_read_pipe(1));
-	EXPECT_EQ(19, inst_trace_count(RG_RP, "rg_rp: n="));
+	EXPECT_EQ(19, uet_instance_trace_count(RG_RP, "rg_rp: n="));
 	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_rp", O_APPEND));
 	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
 	ASSERT_LE(0, fd);
@@ -2404,14 +2368,14 @@ TEST(retired_on_reader_page)
 	}
 	close(fd);
 	/* wrapped: the markers after the reader page's were overwritten */
-	EXPECT_EQ(0, inst_trace_count(RG_RP, "rg_rp_fill_00001000\n"));
-	EXPECT_EQ(1, inst_trace_count(RG_RP, "rg_rp_fill_00002999\n"));
+	EXPECT_EQ(0, uet_instance_trace_count(RG_RP, "rg_rp_fill_00001000\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_RP, "rg_rp_fill_00002999\n"));
 	EXPECT_EQ(0, uet_reclaim_retired());
 	uet_retired_dir(RG_RP, "user_events", "rg_rp", id, path, sizeof(path));
 	EXPECT_EQ(0, access(path, F_OK));
 	for (i = 1; i < 20; i++) {
 		snprintf(line, sizeof(line), "rg_rp: n=%d\n", i);
-		EXPECT_EQ(1, inst_trace_count(RG_RP, line)) TH_LOG("no '%s'", line);
+		EXPECT_EQ(1, uet_instance_trace_count(RG_RP, line)) TH_LOG("no '%s'", line);
 	}
 	/* the buffer cleared: the event goes */
 	ASSERT_EQ(0, uet_write_file(TRACEFS RG_RP "trace", "", O_TRUNC));

@@ -154,11 +154,9 @@ static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!__atomic_exchange_n(&sh->failed, 1, __ATOMIC_SEQ_CST)) {
-		va_start(ap, fmt);
-		vsnprintf(sh->why, sizeof(sh->why), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ue_fail_once(&sh->failed, sh->why, sizeof(sh->why), fmt, ap);
+	va_end(ap);
 	STORE(&sh->pause, 1);
 }
 
@@ -1371,7 +1369,7 @@ static void init_shared(void)
 /* Delete what a failed earlier run may have left */
 static void delete_leftovers(void)
 {
-	int fd = open(UE_DATA, O_RDWR), x;
+	int x;
 	char name[32];
 
 	uet_write_file(TRACEFS INSTANCE "events/enable", "0", O_TRUNC);
@@ -1379,9 +1377,8 @@ static void delete_leftovers(void)
 	for (x = 0; x < NEV; x++) {
 		name_of(name, sizeof(name), x);
 		uet_enable("", name, 0);
-		uet_delete(fd, name);
+		uet_delete_named(name);
 	}
-	close(fd);
 }
 
 FIXTURE(stress) {
@@ -1413,18 +1410,11 @@ FIXTURE_TEARDOWN(stress)
 TEST_F_TIMEOUT(stress, churn, 300)
 {
 	pthread_t th[NTHREADS + 2];
-	unsigned int seed = time(NULL);
-	int seconds = 40, i, x, fd, r, status;
-	const char *env;
+	unsigned int seed = ue_env_number("UE_STRESS_SEED", time(NULL));
+	int seconds = ue_env_number("UE_STRESS_SECONDS", 40), i, x, fd, r, status;
 	long long start = ue_now_ms(), churned, ended;
 	char name[32];
 
-	env = getenv("UE_STRESS_SEED");
-	if (env)
-		seed = strtoul(env, NULL, 0);
-	env = getenv("UE_STRESS_SECONDS");
-	if (env)
-		seconds = atoi(env);
 	TH_LOG("seed %u, %d s, at most %d operations, %d CPUs", seed, seconds,
 	       MAX_OPS, sh->ncpus);
 

@@ -74,6 +74,18 @@ static inline int uet_delete(int fd, const char *name)
 	return ioctl(fd, DIAG_IOCSDEL, name) ? -errno : 0;
 }
 
+/* Delete @name through an fd of its own (one that holds nothing); 0 or -errno */
+static inline int uet_delete_named(const char *name)
+{
+	int fd = open(UE_DATA, O_RDWR), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = uet_delete(fd, name);
+	close(fd);
+	return ret;
+}
+
 /* The tracepoint id of user event @name (for perf_event_open), or -1 */
 static inline int uet_tracepoint_id(const char *name)
 {
@@ -105,13 +117,16 @@ static inline int uet_clear_trace(void)
 /* How many lines of trace contain @needle */
 static inline int uet_trace_count(const char *needle)
 {
-	char *trace = uet_read_file(TRACEFS "trace"), *p;
-	int n = 0;
+	return uet_count_in(TRACEFS "trace", needle);
+}
 
-	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(trace);
-	return n;
+/* How many lines of the trace of @instance ("" or "instances/x/") contain @needle */
+static inline int uet_instance_trace_count(const char *instance, const char *needle)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "%strace", instance);
+	return uet_count_in(path, needle);
 }
 
 /* The line of events/user_events/@name/format about @what, or "" */
@@ -291,6 +306,20 @@ static inline int uet_unregister_bits(int fd, void *addr, int bit)
 	};
 
 	return ioctl(fd, DIAG_IOCSUNREG, &unreg) ? -errno : 0;
+}
+
+/*
+ * The first failure among a test's threads and processes, in memory they
+ * share: *@failed set and its message in @why (@size bytes); later ones
+ * change nothing. Returns whether it was the first.
+ */
+static inline bool ue_fail_once(int *failed, char *why, size_t size, const char *fmt,
+				va_list ap)
+{
+	if (__atomic_exchange_n(failed, 1, __ATOMIC_SEQ_CST))
+		return false;
+	vsnprintf(why, size, fmt, ap);
+	return true;
 }
 
 /* A busy loop of @n steps, for a head start in a race */

@@ -166,6 +166,14 @@ ue_wait_expired(const struct ue_wait *w, const char *fmt, ...)
 	__ok;								\
 })
 
+/* The number in environment variable @name (strtoul()'s bases), @def when unset */
+static inline unsigned long ue_env_number(const char *name, unsigned long def)
+{
+	const char *env = getenv(name);
+
+	return env ? strtoul(env, NULL, 0) : def;
+}
+
 /* tracefs ------------------------------------------------------------------ */
 
 #define TRACEFS "/sys/kernel/tracing/"
@@ -186,12 +194,15 @@ static inline int uet_write_file(const char *path, const char *text, int flags)
 	return ret;
 }
 
-/* The whole file as a malloc()ed string, NULL on error */
-static inline char *uet_read_file(const char *path)
+/*
+ * What @fd (opened by the caller, closed here) reads until its end, or until
+ * it would block (O_NONBLOCK: trace_pipe), as a malloc()ed string; NULL on
+ * an error
+ */
+static inline char *uet_read_fd(int fd)
 {
 	size_t len = 0, size = 4096;
 	char *buf = malloc(size);
-	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0 || !buf) {
@@ -213,14 +224,35 @@ static inline char *uet_read_file(const char *path)
 			size *= 2;
 		}
 	}
+	if (n < 0 && errno == EAGAIN)
+		n = 0;
 	close(fd);
 	/* a read error or no memory: no partial file that looks whole */
 	if (n < 0) {
 		free(buf);
-		return NULL;
+		buf = NULL;
+	} else {
+		buf[len] = '\0';
 	}
-	buf[len] = '\0';
 	return buf;
+}
+
+/* The whole file as a malloc()ed string, NULL on error */
+static inline char *uet_read_file(const char *path)
+{
+	return uet_read_fd(open(path, O_RDONLY));
+}
+
+/* How many times @needle occurs in file @path (lines of a trace: once a line) */
+static inline int uet_count_in(const char *path, const char *needle)
+{
+	char *text = uet_read_file(path), *p;
+	int n = 0;
+
+	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	return n;
 }
 
 /* 1/0 into events/@system/@name/enable (a group's system too); 0 or -errno */
