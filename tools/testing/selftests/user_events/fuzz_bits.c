@@ -647,19 +647,7 @@ static void same_format(const struct event_desc *d, const char *name, char *out,
 	const char *p = line_fields(d->canon);
 	int o = snprintf(out, size, "%s%s", chance(20) ? sep_ws() : "", name);
 
-	if (*p)
-		o += snprintf(out + o, size - o, "%s", sep_ws());
-	for (; *p && o < (int)size - 8; p++) {
-		if (p[0] == ';' && p[1] == ' ') {
-			o += snprintf(out + o, size - o, "%s", sep_field(0));
-			p++;
-		} else if (*p == ' ') {
-			o += snprintf(out + o, size - o, "%s", sep_ws());
-		} else {
-			out[o++] = *p;
-		}
-	}
-	out[o] = '\0';
+	respace_fields(p, out, size, o);
 }
 
 /* A failed registration made nothing (an event it made went with it) */

@@ -50,24 +50,28 @@ int line_name(const char *line, int len, char *name)
 	return 1;
 }
 
-/* The dynamic_events line of @name into @out (without '\n'), or 0 */
-int dyn_line(const char *name, char *out, size_t size)
+/* dynamic_events, read whole; a failure to read it fails the run */
+static char *read_dyn(void)
 {
-	char *all = uet_read_file(UE_DYN), *p, *nl, lname[256];
-	int found = 0;
+	char *all = uet_read_file(UE_DYN);
 
 	if (!all)
 		fail("tracefs", "cannot read dynamic_events: %s", strerror(errno));
-	for (p = all; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		if (line_name(p, nl - p, lname) && !strcmp(lname, name)) {
-			snprintf(out, size, "%.*s", (int)(nl - p), p);
+	return all;
+}
+
+/* The dynamic_events line of @name into @out (without '\n'), or 0 */
+int dyn_line(const char *name, char *out, size_t size)
+{
+	char *all = read_dyn(), lname[256];
+	const char *p = all, *l;
+	int found = 0, len;
+
+	while ((l = next_line(&p, &len))) {
+		if (line_name(l, len, lname) && !strcmp(lname, name)) {
+			snprintf(out, size, "%.*s", len, l);
 			found++;
 		}
-		if (!*nl)
-			break;
 	}
 	free(all);
 	if (found > 1)
@@ -124,21 +128,13 @@ static void drop_live(struct live *e)
  */
 int dyn_new_lines(char *line, size_t size)
 {
-	char *all = uet_read_file(UE_DYN), *p, *nl, name[256];
-	int n = 0;
+	char *all = read_dyn(), name[256];
+	const char *p = all, *l;
+	int n = 0, len;
 
-	if (!all)
-		fail("tracefs", "cannot read dynamic_events: %s", strerror(errno));
-	for (p = all; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		if (line_name(p, nl - p, name) && is_live(name) < 0 && !is_pre(name)) {
-			if (!n++)
-				snprintf(line, size, "%.*s", (int)(nl - p), p);
-		}
-		if (!*nl)
-			break;
+	while ((l = next_line(&p, &len))) {
+		if (line_name(l, len, name) && is_live(name) < 0 && !is_pre(name) && !n++)
+			snprintf(line, size, "%.*s", len, l);
 	}
 	free(all);
 	return n;
@@ -147,25 +143,22 @@ int dyn_new_lines(char *line, size_t size)
 /* The user_events_status line of @name: its index and what follows it */
 int status_line(const char *name, unsigned int *idx, char *tail, size_t size)
 {
-	char *all = uet_read_file(UE_STATUS), *p, *nl, *c;
+	char *all = uet_read_file(UE_STATUS);
+	const char *p = all, *l, *nl, *c;
 	size_t nlen = strlen(name);
-	int found = 0;
+	int found = 0, len;
 
 	if (!all)
 		fail("tracefs", "cannot read user_events_status: %s", strerror(errno));
-	for (p = all; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		c = memchr(p, ':', nl - p);
-		if (c && is_digit(*p) && !strncmp(c + 1, name, nlen) &&
+	while ((l = next_line(&p, &len))) {
+		nl = l + len;
+		c = memchr(l, ':', len);
+		if (c && is_digit(*l) && !strncmp(c + 1, name, nlen) &&
 		    (c[1 + nlen] == ':' || c[1 + nlen] == ' ' || c + 1 + nlen == nl)) {
-			*idx = strtoul(p, NULL, 10);
+			*idx = strtoul(l, NULL, 10);
 			snprintf(tail, size, "%.*s", (int)(nl - c - 1 - nlen), c + 1 + nlen);
 			found++;
 		}
-		if (!*nl)
-			break;
 	}
 	free(all);
 	return found;
@@ -1881,15 +1874,12 @@ void try_desc(const char *desc, int fd, int *fd_count)
 	}
 }
 
-/* The same fields as @line, spaced differently, maybe with other flags */
-void respace(const char *line, char *out, size_t size)
+/*
+ * Canonical fields @p ("; " between fields, " " between words) after a
+ * separator at @o of @out, spaced anew; returns where they end
+ */
+int respace_fields(const char *p, char *out, size_t size, int o)
 {
-	const char *p = line_fields(line);
-	int o = snprintf(out, size, "%s", sep_ws());
-	char name[256];
-
-	line_name(line, strlen(line), name);
-	o += snprintf(out + o, size - o, "%s%s", name, chance(30) ? ":NEW_FLAG" : "");
 	if (*p)
 		o += snprintf(out + o, size - o, "%s", sep_ws());
 	for (; *p && o < (int)size - 8; p++) {
@@ -1903,6 +1893,19 @@ void respace(const char *line, char *out, size_t size)
 		}
 	}
 	out[o] = '\0';
+	return o;
+}
+
+/* The same fields as @line, spaced differently, maybe with other flags */
+void respace(const char *line, char *out, size_t size)
+{
+	const char *p = line_fields(line);
+	int o = snprintf(out, size, "%s", sep_ws());
+	char name[256];
+
+	line_name(line, strlen(line), name);
+	o += snprintf(out + o, size - o, "%s%s", name, chance(30) ? ":NEW_FLAG" : "");
+	o = respace_fields(p, out, size, o);
 	if (*line_fields(line) && chance(30))
 		snprintf(out + o, size - o, ";");
 }

@@ -219,6 +219,22 @@ long first_diff(const unsigned char *a, const unsigned char *b, long len)
 	return i;
 }
 
+/*
+ * The line at *@p of a text read whole (its length, without the '\n', in
+ * *@len), *@p moved past it; NULL after the last
+ */
+const char *next_line(const char **p, int *len)
+{
+	const char *line = *p, *nl;
+
+	if (!line || !*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	*len = nl ? nl - line : (int)strlen(line);
+	*p = nl ? nl + 1 : line + *len;
+	return line;
+}
+
 /* The run --------------------------------------------------------------------- */
 
 static void cleanup(void)
@@ -319,16 +335,14 @@ static double now(void)
 
 static void read_pre(void)
 {
-	char *all = uet_read_file(UE_DYN), *p, *nl, name[256];
-	int cap = 0;
+	char *all = uet_read_file(UE_DYN), name[256];
+	const char *p = all, *l;
+	int cap = 0, len;
 
 	if (!all)
 		ksft_exit_skip("cannot read %s: %s\n", UE_DYN, strerror(errno));
-	for (p = all; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		if (line_name(p, nl - p, name)) {
+	while ((l = next_line(&p, &len))) {
+		if (line_name(l, len, name)) {
 			if (nr_pre == cap) {
 				cap = cap ? 2 * cap : 16;
 				pre = realloc(pre, cap * sizeof(*pre));
@@ -337,8 +351,6 @@ static void read_pre(void)
 			}
 			snprintf(pre[nr_pre++], 256, "%s", name);
 		}
-		if (!*nl)
-			break;
 	}
 	free(all);
 }

@@ -125,6 +125,7 @@ int errno_documented(int err);
 const char *err_name(int ret);
 void expect_err(const char *what, int ret, int want);
 long first_diff(const unsigned char *a, const unsigned char *b, long len);
+const char *next_line(const char **p, int *len);
 
 /* Descriptions and payloads (fuzz_desc.c) ---------------------------------- */
 
@@ -160,6 +161,7 @@ void do_write_abi(int fd, const struct event_desc *d, int widx, int consumers,
 			 struct records *rec, int bits);
 void process_live(struct live *e);
 void try_desc(const char *desc, int fd, int *fd_count);
+int respace_fields(const char *p, char *out, size_t size, int o);
 void respace(const char *line, char *out, size_t size);
 void reg_edges(void);
 void dyn_edges(void);
