@@ -82,7 +82,6 @@ static const int payloads[] = { 8, 64, 256, 1024, 4000 };
 
 static int peer;		/* the upstream ABI is running */
 static int nr_events;		/* registered right now, by us */
-static int OPS = 10000;		/* operations per round and case (-n) */
 static int CHECK_OPS = 1000000;
 /*
  * -p (scripts/bench-profile): one round of 100 operations per case, the
@@ -896,6 +895,29 @@ static double writers(int n, struct event **evs)
  * registered; the cost to register the 1st, 1000th and 4095th event and to
  * delete them; one and two writers.
  */
+/*
+ * @OPS writes into @ev (event @name) through case @c, ftrace attached, each
+ * checked to be recorded (@what names the case): instructions per write
+ */
+static double ftrace_writes(int c, struct event *ev, const char *name, const char *what)
+{
+	double v;
+
+	ftrace_reset();
+	uet_enable_in("user_events", name, 1);
+	v = run_writes(c, 0, ev, OPS);
+	uet_enable_in("user_events", name, 0);
+	if (ftrace_recorded() != OPS)
+		fail("%s: %ld of %d recorded", what, ftrace_recorded(), OPS);
+	return v;
+}
+
+/* The row of the registration of the 1st, 1000th and 4095th event, else -1 */
+static int reg_mark(int n)
+{
+	return n == 1 ? 0 : n == 1000 ? 1 : n == 4095 ? 2 : -1;
+}
+
 static void scaling(void)
 {
 	static const int marks[] = { 1, 64, 4095 };
@@ -923,11 +945,10 @@ static void scaling(void)
 			if (ev_register(&fill[i], i == 1 ? fd2 : fd, name, 64))
 				fail("register %s: %s", name, strerror(errno));
 			t0 = now() - t0;
-			if (i == 1 || i == 1000 || i == 4095) {
-				reg[i == 1 ? 0 : i == 1000 ? 1 : 2][r] = t0;
+			if (reg_mark(i) >= 0) {
+				reg[reg_mark(i)][r] = t0;
 				if (have_group)
-					greg[i == 1 ? 0 : i == 1000 ? 1 : 2][r] =
-						group_register_cost();
+					greg[reg_mark(i)][r] = group_register_cost();
 			}
 			if (i == 1) {
 				/* one writer; two into scale_1; two into two events */
@@ -949,14 +970,8 @@ static void scaling(void)
 			}
 			if (i != marks[m])
 				continue;
-			/* writes into the first event, ftrace attached */
-			ftrace_reset();
-			uet_enable_in("user_events", "scale_1", 1);
-			wr[m][r] = run_writes(C_FTRACE, 0, &fill[1], OPS);
-			uet_enable_in("user_events", "scale_1", 0);
-			if (ftrace_recorded() != OPS)
-				fail("scaling: %ld of %d recorded", ftrace_recorded(), OPS);
-			m++;
+			/* writes into the first event */
+			wr[m++][r] = ftrace_writes(C_FTRACE, &fill[1], "scale_1", "scaling");
 		}
 		/* ours: an fd's references go with it (the peer's stay) */
 		close(fd);
@@ -1035,17 +1050,12 @@ static void scaling_bits(void)
 				break;
 			}
 			t0 = now() - t0;
-			if (n == 1 || n == 1000 || n == 4095)
-				reg[n == 1 ? 0 : n == 1000 ? 1 : 2][r] = t0;
+			if (reg_mark(n) >= 0)
+				reg[reg_mark(n)][r] = t0;
 			if (n != marks[m])
 				continue;
-			ftrace_reset();
-			uet_enable_in("user_events", "sbits_1", 1);
-			wr[m][r] = run_writes(C_FTRACE_BITS, 0, &fill[1], OPS);
-			uet_enable_in("user_events", "sbits_1", 0);
-			if (ftrace_recorded() != OPS)
-				fail("scaling bits: %ld of %d recorded", ftrace_recorded(), OPS);
-			m++;
+			wr[m++][r] = ftrace_writes(C_FTRACE_BITS, &fill[1], "sbits_1",
+						   "scaling bits");
 		}
 		for (i = 1; i < n; i++)
 			if (ev_unregister_bits(&fill[i]))
@@ -1223,10 +1233,9 @@ static void exit_child(int n, int bits, int ready, int go)
 /* Threads of process @pid asleep (state S), or -1 */
 static int threads_asleep(pid_t pid)
 {
-	char path[64], buf[512], *p;
+	char path[64], *stat, *p;
 	struct dirent *d;
-	int n = 0, fd;
-	ssize_t len;
+	int n = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -1237,15 +1246,11 @@ static int threads_asleep(pid_t pid)
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[len > 0 ? len : 0] = '\0';
-		p = strrchr(buf, ')');
+		stat = uet_read_file(path);
+		p = stat ? strrchr(stat, ')') : NULL;
 		if (p && p[1] == ' ' && p[2] == 'S')
 			n++;
+		free(stat);
 	}
 	closedir(dir);
 	return n;
@@ -1466,10 +1471,7 @@ int main(int argc, char **argv)
 	} else if (argc != 1) {
 		OPS = 0;
 	}
-	if (OPS < 1) {
-		fprintf(stderr, "usage: %s [-n OPS | -p | -x]\n", argv[0]);
-		return 2;
-	}
+	need_ops(argv[0], "[-n OPS | -p | -x]");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sfd = open(TRACEFS "user_events_status", O_RDONLY);
 	if (sfd < 0)
