@@ -2,7 +2,7 @@
 /*
  * fuzz_bits.c: fuzz_test's scenarios of the enable-bit ABI.
  *
- * The enable-bit ABI (ABI section 9): registrations
+ * The enable-bit ABI ("The enable bit" in user_events.rst): registrations
  * through struct user_reg with sizes, tails, enable_size, enable_bit,
  * alignment, flags and addresses (a word, unmapped, read-only, the struct or
  * the description running into PROT_NONE) valid or not, DIAG_IOCSUNREG with
@@ -15,7 +15,7 @@
  */
 #include "fuzz_test.h"
 
-/* The enable-bit ABI (section 9) -------------------------------------------- */
+/* The enable-bit ABI -------------------------------------------------------- */
 
 /*
  * Registrations through struct user_reg with every field valid or not,

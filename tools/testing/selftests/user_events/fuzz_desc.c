@@ -8,8 +8,8 @@
  * 512-byte limit, separators, numbers at their limits, white space) and
  * registers them through DIAG_IOCSREG or the u: command of dynamic_events.
  *
- * A reference parser written from the ABI and the choices user_events.rst
- * documents where the ABI is silent (sizes are decimal or 0x hex, no sign,
+ * A reference parser written from the rules user_events.rst documents,
+ * the finer ones included (sizes are decimal or 0x hex, no sign,
  * no leading 0 in either; only space, tab and newline separate words; names
  * are ASCII; no event called "enable" or "filter", no field called
  * "common_*"; the canonical form obeys the 511-byte limit too) predicts each
@@ -897,7 +897,7 @@ static int loc_start(const struct field *f, const unsigned char *pl, int *len)
 	return (v & 0xffff) + (f->rel ? f->offset + 4 : 0);
 }
 
-/* What ABI section 5 says of the loc fields of a record of @plen bytes */
+/* What user_events.rst ("Writing") says of the loc fields of a record of @plen bytes */
 static int loc_class(const struct event_desc *d, const unsigned char *pl, int plen)
 {
 	int i, cls = LOC_VALID, size = 8 + plen;
@@ -1388,7 +1388,7 @@ static int outcome_bit(int ret)
  * One write of a payload for @d on @fd (write index @widx) with @consumers
  * attached; checks the outcome. An accepted write is added to @rec. With
  * @bits the index is of an enable-bit registration: with nothing attached
- * the write fails with EBADF where it would be taken (section 9); where it
+ * the write fails with EBADF where it would be taken ("The enable bit"); where it
  * is refused for another reason, either errno may come first.
  */
 void do_write_abi(int fd, const struct event_desc *d, int widx, int consumers,

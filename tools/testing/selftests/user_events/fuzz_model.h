@@ -2,7 +2,7 @@
 /*
  * fuzz_model.h: the grammar fuzz_test checks the kernel against.
  *
- * A parser of event descriptions written from the ABI and user_events.rst,
+ * A parser of event descriptions written from user_events.rst,
  * which predicts for each description the verdict (accepted, EINVAL,
  * E2BIG), the canonical form dynamic_events shows and the layout of the
  * record. fuzz_desc.c and fuzz_bits.c generate descriptions and compare
@@ -72,7 +72,7 @@ static const struct base_type base_types[] = {
 	{ "unsigned int", 4, 0 },
 };
 
-/* The reference parser, from ABI sections 3 and 4 ------------------------- */
+/* The reference parser, from user_events.rst's descriptions and fields ----- */
 
 static int is_ws(int c)
 {
