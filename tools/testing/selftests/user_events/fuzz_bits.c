@@ -67,7 +67,6 @@ static unsigned char *words;		/* WORD_PAGES of a memfd, RO, PROT_NONE */
 static unsigned char *words_shadow;
 static uint64_t bss_words[BSS_SLOTS], bss_shadow[BSS_SLOTS];
 
-
 /* The model's words ------------------------------------------------------------- */
 
 static int ev_consumers(const struct bits_event *e)

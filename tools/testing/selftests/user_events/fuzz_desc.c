@@ -1247,7 +1247,8 @@ void check_perf(struct uet_ring *r, int id, const struct records *want)
 
 	stats.perf_checks++;
 	if (head - pos > r->size)
-		fail("perf", "the perf buffer wrapped (%llu bytes)", (unsigned long long)(head - pos));
+		fail("perf", "the perf buffer wrapped (%llu bytes)",
+		     (unsigned long long)(head - pos));
 	while (pos < head) {
 		struct perf_event_header *hdr = uet_ring_copy(r, &pos, rec, sizeof(rec));
 		unsigned int raw_size, want_size;
@@ -1296,7 +1297,7 @@ static int cut_line(const char *got, int len, const char *exp)
  * set), some of them.
  */
 void check_trace(int inst, const struct event_desc *d, const struct records *want,
-			int subset)
+		 int subset)
 {
 	char *trace = uet_read_file(inst ? TRACEFS INSTANCE "trace" : TRACEFS "trace");
 	char *p, *nl, *got[64], *exp[MAX_WRITES], needle[300];
@@ -1392,7 +1393,7 @@ static int outcome_bit(int ret)
  * is refused for another reason, either errno may come first.
  */
 void do_write_abi(int fd, const struct event_desc *d, int widx, int consumers,
-			 struct records *rec, int bits)
+		  struct records *rec, int bits)
 {
 	static unsigned char wbuf[4 + PAYLOAD_BUF];
 	struct iovec iov[16];

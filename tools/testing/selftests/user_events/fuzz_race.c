@@ -780,7 +780,8 @@ static void race_teardown(int check)
 	rc.signals = 0;
 	rc.active = 0;
 	for (ev = 0; ev < 2; ev++) {
-		if (uet_gone_within(USER_EVENTS_SYSTEM, race_name[ev], check ? UE_WAIT_MS : SETTLE_MS))
+		if (uet_gone_within(USER_EVENTS_SYSTEM, race_name[ev],
+				    check ? UE_WAIT_MS : SETTLE_MS))
 			continue;
 		if (check) {
 			set_ctx("the end of a race scenario", race_name[ev]);

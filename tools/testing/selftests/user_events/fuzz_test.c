@@ -133,7 +133,6 @@ void set_ctx(const char *op, const char *text)
 	ctx.payload_len = 0;
 }
 
-
 /* A failure: report it with what replays it, then leave the iteration */
 __noreturn __printf(2, 3) void fail(const char *kind, const char *fmt, ...)
 {
@@ -276,7 +275,6 @@ static void cleanup(void)
 		nr_live--;
 	}
 }
-
 
 static void one_iteration(void)
 {

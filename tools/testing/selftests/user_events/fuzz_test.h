@@ -156,9 +156,9 @@ int perf_attach_sys(const char *sys, const char *name, struct uet_ring *r);
 void perf_detach(struct uet_ring *r);
 void check_perf(struct uet_ring *r, int id, const struct records *want);
 void check_trace(int inst, const struct event_desc *d, const struct records *want,
-			int subset);
+		 int subset);
 void do_write_abi(int fd, const struct event_desc *d, int widx, int consumers,
-			 struct records *rec, int bits);
+		  struct records *rec, int bits);
 void process_live(struct live *e);
 void try_desc(const char *desc, int fd, int *fd_count);
 int respace_fields(const char *p, char *out, size_t size, int o);

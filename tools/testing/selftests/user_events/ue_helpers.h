@@ -200,7 +200,6 @@ static inline int uet_status_active(void)
 
 /* Perf, eBPF and the tracefs files they need -------------------------- */
 
-
 /* What a test needs besides root, tracefs and user_events: UE_NEED_* */
 #define UE_NEED_PERF	0x1	/* perf_event_open() on tracepoints */
 #define UE_NEED_BPF	0x2	/* the bpf() system call */

@@ -20,6 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* kselftest.h's __printf(), where it comes first (the bench has none) */
+#ifdef __printf
+#define UE_PRINTF_2_3 __printf(2, 3)
+#else
+#define UE_PRINTF_2_3
+#endif
+
 /* How long to wait --------------------------------------------------------
  *
  * No outcome depends on the machine's speed: a test waits for a condition,
@@ -134,7 +141,7 @@ static inline bool ue_wait_next(struct ue_wait *w)
 }
 
 /* "# wait expired after N ms (factor F): WHAT" on stderr, where TH_LOG writes */
-static inline void __attribute__((format(printf, 2, 3)))
+static inline void UE_PRINTF_2_3
 ue_wait_expired(const struct ue_wait *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -373,8 +380,8 @@ static inline __u64 uet_ring_head(const struct uet_ring *r)
  * its first @size bytes (at least its header), as if the ring did not wrap;
  * *@pos moves past it. Returns its header, at @buf.
  */
-static inline struct perf_event_header *uet_ring_copy(const struct uet_ring *r, __u64 *pos,
-							void *buf, size_t size)
+static inline struct perf_event_header *
+uet_ring_copy(const struct uet_ring *r, __u64 *pos, void *buf, size_t size)
 {
 	struct perf_event_header *h = buf;
 	unsigned char *out = buf;
