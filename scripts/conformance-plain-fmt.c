@@ -71,27 +71,21 @@ static int plain_open(const char *path, int flags, mode_t mode, const char *sym)
 	return real(path, flags, mode);
 }
 
-int open(const char *path, int flags, ...)
-{
-	mode_t mode;
-	va_list ap;
-
-	va_start(ap, flags);
-	mode = flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
-	va_end(ap);
-	return plain_open(path, flags, mode, "open");
+/* open() and open64(): a mode comes only with O_CREAT or O_TMPFILE */
+#define PLAIN_OPEN(sym)							\
+int sym(const char *path, int flags, ...)				\
+{									\
+	mode_t mode;							\
+	va_list ap;							\
+									\
+	va_start(ap, flags);						\
+	mode = flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;	\
+	va_end(ap);							\
+	return plain_open(path, flags, mode, #sym);			\
 }
 
-int open64(const char *path, int flags, ...)
-{
-	mode_t mode;
-	va_list ap;
-
-	va_start(ap, flags);
-	mode = flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
-	va_end(ap);
-	return plain_open(path, flags, mode, "open64");
-}
+PLAIN_OPEN(open)
+PLAIN_OPEN(open64)
 
 static FILE *plain_fopen(const char *path, const char *mode, const char *sym)
 {

@@ -4,13 +4,12 @@
  * harness bounds each case of its tests with alarm(timeout). Preloaded,
  * alarm() of a non-zero time asks for that time times
  * USER_EVENTS_TIMEOUT_SCALE, as UE_HARNESS_MAIN does for our own tests
- * (tools/testing/selftests/user_events/ue_helpers.h).
+ * (tools/testing/selftests/user_events/ue_util.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
-#define UE_TIMING_ONLY
-#include "../tools/testing/selftests/user_events/ue_helpers.h"
+#include "../tools/testing/selftests/user_events/ue_util.h"
 
 unsigned int alarm(unsigned int seconds)
 {

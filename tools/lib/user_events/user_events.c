@@ -718,11 +718,17 @@ static void ue_add_loc(struct ue_writer *w, const void *p, size_t len, int rel)
 	w->dyn_len += len;
 }
 
-void ue_add_str(struct ue_writer *w, const char *s)
+/* A string, its NUL included (NULL: the empty string), as a loc field */
+static void ue_add_loc_str(struct ue_writer *w, const char *s, int rel)
 {
 	if (!s)
 		s = "";
-	ue_add_loc(w, s, strlen(s) + 1, 1);
+	ue_add_loc(w, s, strlen(s) + 1, rel);
+}
+
+void ue_add_str(struct ue_writer *w, const char *s)
+{
+	ue_add_loc_str(w, s, 1);
 }
 
 void ue_add_array(struct ue_writer *w, const void *p, size_t len)
@@ -732,9 +738,7 @@ void ue_add_array(struct ue_writer *w, const void *p, size_t len)
 
 void ue_add_data_loc_str(struct ue_writer *w, const char *s)
 {
-	if (!s)
-		s = "";
-	ue_add_loc(w, s, strlen(s) + 1, 0);
+	ue_add_loc_str(w, s, 0);
 }
 
 void ue_add_data_loc_array(struct ue_writer *w, const void *p, size_t len)

@@ -65,8 +65,8 @@
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
 
-/* the selftests' tracefs helpers, eBPF assembler and loader */
-#include "../../testing/selftests/user_events/ue_helpers.h"
+/* tracefs files, waits and perf's ring, shared with the kselftests; eBPF */
+#include "../../testing/selftests/user_events/ue_util.h"
 #include "../../testing/selftests/user_events/ue_bpf.h"
 /* libuserevents, as its users call it (the lib_write_bits case) */
 #include "user_events.h"
@@ -82,7 +82,6 @@ static const int payloads[] = { 8, 64, 256, 1024, 4000 };
 
 static int peer;		/* the upstream ABI is running */
 static int nr_events;		/* registered right now, by us */
-static int OPS = 10000;		/* operations per round and case (-n) */
 static int CHECK_OPS = 1000000;
 /*
  * -p (scripts/bench-profile): one round of 100 operations per case, the
@@ -224,21 +223,6 @@ static int ev_enabled(const struct event *ev)
 	return ev->word ? !!(*ev->word & (1 << ENABLE_BIT)) : !!*ev->status;
 }
 
-/* Wait up to 10 s for events/user_events/@name to go (the peer: a worker) */
-static int wait_gone(const char *name)
-{
-	char path[600];
-	int i;
-
-	snprintf(path, sizeof(path), TRACEFS "events/user_events/%s", name);
-	for (i = 0; i < 10000; i++) {
-		if (access(path, F_OK))
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
 /*
  * An enable-bit event (flags 0) whose fd and enabler went: gone within 10 s,
  * 0, or -1. Ours keeps one that recorded into an ftrace buffer (deleting it
@@ -258,16 +242,11 @@ static int bits_event_gone(const char *name)
 		if (fd >= 0)
 			close(fd);
 	}
-	return wait_gone(name);
+	/* the peer deletes it from a worker */
+	return uet_wait_gone("user_events", name, 10000) ? 0 : -1;
 }
 
 /* perf: a per-task event on the tracepoint with a ring for @ops samples */
-struct perf_ring {
-	int fd;
-	void *base;
-	size_t len;		/* of the data area */
-};
-
 static int tracepoint_id(const char *system, const char *name)
 {
 	char path[600];
@@ -276,7 +255,7 @@ static int tracepoint_id(const char *system, const char *name)
 	return read_number(path);
 }
 
-static int perf_attach(struct perf_ring *r, const char *name, int size)
+static int perf_attach(struct uet_ring *r, const char *name, int size)
 {
 	struct perf_event_attr pe = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -286,49 +265,36 @@ static int perf_attach(struct perf_ring *r, const char *name, int size)
 		.sample_type = PERF_SAMPLE_RAW,
 		.wakeup_events = OPS * 2,
 	};
-	size_t need = (size_t)OPS * (size + 64), pages = 1;
+	size_t need = (size_t)OPS * (size + 64);
+	int pages = 1, fd, err;
 
-	while (pages * 4096 < need)
+	while ((size_t)pages * 4096 < need)
 		pages *= 2;
-	r->len = pages * 4096;
-	r->fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
-	if (r->fd < 0)
+	fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	if (fd < 0)
 		return -errno;
-	r->base = mmap(NULL, r->len + 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       r->fd, 0);
-	if (r->base == MAP_FAILED) {
-		close(r->fd);
-		return -errno;
-	}
-	return 0;
+	err = uet_ring_map(r, fd, pages);
+	if (err)
+		close(fd);
+	return err;
 }
 
 /* Samples in the ring, and lost ones; then close it */
-static void perf_detach(struct perf_ring *r, long *samples, long *lost)
+static void perf_detach(struct uet_ring *r, long *samples, long *lost)
 {
-	struct perf_event_mmap_page *meta = r->base;
-	uint8_t *data = (uint8_t *)r->base + 4096;
-	uint64_t head = meta->data_head, tail = meta->data_tail;
+	__u64 head = uet_ring_head(r), tail = r->meta->data_tail;
+	uint64_t rec[4];	/* the header, then a lost record's id and count */
 
-	__sync_synchronize();
 	*samples = *lost = 0;
 	while (tail < head) {
-		struct perf_event_header *h = (void *)(data + (tail % r->len));
+		struct perf_event_header *h = uet_ring_copy(r, &tail, rec, sizeof(rec));
 
-		if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->type == PERF_RECORD_SAMPLE)
 			(*samples)++;
-		} else if (h->type == PERF_RECORD_LOST) {
-			uint64_t body[2];
-			size_t i;
-
-			for (i = 0; i < sizeof(body); i++)
-				((uint8_t *)body)[i] =
-					data[(tail + sizeof(*h) + i) % r->len];
-			*lost += body[1];
-		}
-		tail += h->size;
+		else if (h->type == PERF_RECORD_LOST)
+			*lost += rec[2];
 	}
-	munmap(r->base, r->len + 4096);
+	uet_ring_unmap(r);
 	close(r->fd);
 }
 
@@ -671,7 +637,7 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 static void one_case(int c, int s, int r)
 {
 	struct event *ev = case_event(c, s);
-	struct perf_ring ring = { .fd = -1 };
+	struct uet_ring ring = { .fd = -1 };
 	long got = -1, lost = 0;
 	double v;
 	int fd = -1, err = 0, attach = bench_cases[c].attach, listened;
@@ -929,6 +895,29 @@ static double writers(int n, struct event **evs)
  * registered; the cost to register the 1st, 1000th and 4095th event and to
  * delete them; one and two writers.
  */
+/*
+ * @OPS writes into @ev (event @name) through case @c, ftrace attached, each
+ * checked to be recorded (@what names the case): instructions per write
+ */
+static double ftrace_writes(int c, struct event *ev, const char *name, const char *what)
+{
+	double v;
+
+	ftrace_reset();
+	uet_enable_in("user_events", name, 1);
+	v = run_writes(c, 0, ev, OPS);
+	uet_enable_in("user_events", name, 0);
+	if (ftrace_recorded() != OPS)
+		fail("%s: %ld of %d recorded", what, ftrace_recorded(), OPS);
+	return v;
+}
+
+/* The row of the registration of the 1st, 1000th and 4095th event, else -1 */
+static int reg_mark(int n)
+{
+	return n == 1 ? 0 : n == 1000 ? 1 : n == 4095 ? 2 : -1;
+}
+
 static void scaling(void)
 {
 	static const int marks[] = { 1, 64, 4095 };
@@ -956,11 +945,10 @@ static void scaling(void)
 			if (ev_register(&fill[i], i == 1 ? fd2 : fd, name, 64))
 				fail("register %s: %s", name, strerror(errno));
 			t0 = now() - t0;
-			if (i == 1 || i == 1000 || i == 4095) {
-				reg[i == 1 ? 0 : i == 1000 ? 1 : 2][r] = t0;
+			if (reg_mark(i) >= 0) {
+				reg[reg_mark(i)][r] = t0;
 				if (have_group)
-					greg[i == 1 ? 0 : i == 1000 ? 1 : 2][r] =
-						group_register_cost();
+					greg[reg_mark(i)][r] = group_register_cost();
 			}
 			if (i == 1) {
 				/* one writer; two into scale_1; two into two events */
@@ -982,14 +970,8 @@ static void scaling(void)
 			}
 			if (i != marks[m])
 				continue;
-			/* writes into the first event, ftrace attached */
-			ftrace_reset();
-			uet_enable_in("user_events", "scale_1", 1);
-			wr[m][r] = run_writes(C_FTRACE, 0, &fill[1], OPS);
-			uet_enable_in("user_events", "scale_1", 0);
-			if (ftrace_recorded() != OPS)
-				fail("scaling: %ld of %d recorded", ftrace_recorded(), OPS);
-			m++;
+			/* writes into the first event */
+			wr[m++][r] = ftrace_writes(C_FTRACE, &fill[1], "scale_1", "scaling");
 		}
 		/* ours: an fd's references go with it (the peer's stay) */
 		close(fd);
@@ -1068,17 +1050,12 @@ static void scaling_bits(void)
 				break;
 			}
 			t0 = now() - t0;
-			if (n == 1 || n == 1000 || n == 4095)
-				reg[n == 1 ? 0 : n == 1000 ? 1 : 2][r] = t0;
+			if (reg_mark(n) >= 0)
+				reg[reg_mark(n)][r] = t0;
 			if (n != marks[m])
 				continue;
-			ftrace_reset();
-			uet_enable_in("user_events", "sbits_1", 1);
-			wr[m][r] = run_writes(C_FTRACE_BITS, 0, &fill[1], OPS);
-			uet_enable_in("user_events", "sbits_1", 0);
-			if (ftrace_recorded() != OPS)
-				fail("scaling bits: %ld of %d recorded", ftrace_recorded(), OPS);
-			m++;
+			wr[m++][r] = ftrace_writes(C_FTRACE_BITS, &fill[1], "sbits_1",
+						   "scaling bits");
 		}
 		for (i = 1; i < n; i++)
 			if (ev_unregister_bits(&fill[i]))
@@ -1256,10 +1233,9 @@ static void exit_child(int n, int bits, int ready, int go)
 /* Threads of process @pid asleep (state S), or -1 */
 static int threads_asleep(pid_t pid)
 {
-	char path[64], buf[512], *p;
+	char path[64], *stat, *p;
 	struct dirent *d;
-	int n = 0, fd;
-	ssize_t len;
+	int n = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -1270,15 +1246,11 @@ static int threads_asleep(pid_t pid)
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[len > 0 ? len : 0] = '\0';
-		p = strrchr(buf, ')');
+		stat = uet_read_file(path);
+		p = stat ? strrchr(stat, ')') : NULL;
 		if (p && p[1] == ' ' && p[2] == 'S')
 			n++;
+		free(stat);
 	}
 	closedir(dir);
 	return n;
@@ -1499,10 +1471,7 @@ int main(int argc, char **argv)
 	} else if (argc != 1) {
 		OPS = 0;
 	}
-	if (OPS < 1) {
-		fprintf(stderr, "usage: %s [-n OPS | -p | -x]\n", argv[0]);
-		return 2;
-	}
+	need_ops(argv[0], "[-n OPS | -p | -x]");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sfd = open(TRACEFS "user_events_status", O_RDONLY);
 	if (sfd < 0)

@@ -3,7 +3,7 @@
  * What ue_bench and ue_bench_peers share: the clock (guest instructions
  * under -icount), the median of the rounds, the csv: row, error lines and
  * the count of what ftrace recorded. Include after <stdio.h> and friends,
- * ue_helpers.h and a definition of ROUNDS.
+ * ue_util.h and a definition of ROUNDS.
  */
 #ifndef UE_BENCH_COMMON_H
 #define UE_BENCH_COMMON_H
@@ -11,6 +11,16 @@
 /* "ours" or "peer": the kernel whose ABI the program found */
 static const char *kernel = "ours";
 static int failed;
+static int OPS = 10000;		/* operations per round and case (-n) */
+
+/* Exit 2 with the usage line (@args) unless OPS is at least 1 */
+static void need_ops(const char *prog, const char *args)
+{
+	if (OPS >= 1)
+		return;
+	fprintf(stderr, "usage: %s %s\n", prog, args);
+	exit(2);
+}
 
 static void fail(const char *fmt, ...)
 {
@@ -40,24 +50,21 @@ static inline uint64_t now(void)
 static long ftrace_recorded(void)
 {
 	long total = 0;
-	char path[128], buf[1024], *p;
-	int cpu, fd;
-	ssize_t n;
+	char path[128], *stats, *p;
+	int cpu;
 
 	for (cpu = 0; cpu < 64; cpu++) {
 		snprintf(path, sizeof(path), TRACEFS "per_cpu/cpu%d/stats", cpu);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
+		stats = uet_read_file(path);
+		if (!stats)
 			break;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		p = strstr(buf, "entries: ");
+		p = strstr(stats, "entries: ");
 		if (p)
 			total += atol(p + 9);
-		p = strstr(buf, "overrun: ");
+		p = strstr(stats, "overrun: ");
 		if (p)
 			total += atol(p + 9);
+		free(stats);
 	}
 	return total;
 }

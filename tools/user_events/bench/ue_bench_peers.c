@@ -50,7 +50,7 @@
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "ue_bench_tp.h"
 
-#include "../../testing/selftests/user_events/ue_helpers.h"
+#include "../../testing/selftests/user_events/ue_util.h"
 
 #define ROUNDS 5
 #define MAX_PAYLOAD 4000
@@ -66,7 +66,6 @@
 static const int payloads[] = { 8, 64, 256, 1024, 4000 };
 #define NR_SIZES ARRAY_SIZE(payloads)
 
-static int OPS = 10000;
 /* per size: a payload of 'x's, a NUL at size - 1 for the USDT string */
 static char bufs[NR_SIZES][MAX_PAYLOAD];
 
@@ -317,10 +316,7 @@ int main(int argc, char **argv)
 		OPS = atoi(argv[2]);
 	else if (argc != 1)
 		OPS = 0;
-	if (OPS < 1) {
-		fprintf(stderr, "usage: %s [-n OPS]\n", argv[0]);
-		return 2;
-	}
+	need_ops(argv[0], "[-n OPS]");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* ue_bench's test of the kernel: ours has a status page to map */
 	sfd = open(TRACEFS "user_events_status", O_RDONLY);

@@ -11,18 +11,6 @@
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
 
-/* Delete @name from a fresh fd, after the caller closed its own */
-static int delete_event(const char *name)
-{
-	int fd = open(UE_DATA, O_RDWR), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = uet_delete(fd, name);
-	close(fd);
-	return ret;
-}
-
 /* A child that mapped the page on its own sees the byte the parent flips */
 TEST(status_page_shared)
 {
@@ -56,7 +44,7 @@ TEST(status_page_shared)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, uet_enable("", "abi_shared", 0));
 	close(fd);
-	EXPECT_EQ(0, delete_event("abi_shared"));
+	EXPECT_EQ(0, uet_delete_named("abi_shared"));
 }
 
 TEST(mprotect_private_refused)
@@ -120,17 +108,17 @@ TEST_F_TIMEOUT(many, limit_and_reuse, 300)
 	ASSERT_EQ(0, uet_enable("", "abi_l100", 1));
 	EXPECT_EQ(EVENT_STATUS_FTRACE, page[freed]);
 	ASSERT_EQ(0, uet_enable("", "abi_l100", 0));
-	EXPECT_EQ(0, delete_event("abi_l100"));
+	EXPECT_EQ(0, uet_delete_named("abi_l100"));
 	fd = open(UE_DATA, O_RDWR);
 	EXPECT_EQ(0, uet_register(fd, "abi_one_more", &reg));
 	EXPECT_EQ(freed, reg.status_index);
 	EXPECT_EQ(0, page[reg.status_index]);
 	close(fd);
-	EXPECT_EQ(0, delete_event("abi_one_more"));
+	EXPECT_EQ(0, uet_delete_named("abi_one_more"));
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "abi_l%d", i);
 		if (i != 100)
-			EXPECT_EQ(0, delete_event(name));
+			EXPECT_EQ(0, uet_delete_named(name));
 	}
 }
 
@@ -152,7 +140,7 @@ TEST(references_follow_fds)
 		ASSERT_EQ(0, uet_register(fds[i], "abi_refs u32 a", &reg));
 	}
 	for (i = 0; i < 9; i++) {
-		EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
+		EXPECT_EQ(-EBUSY, uet_delete_named("abi_refs"));
 		close(fds[i]);
 	}
 	ASSERT_EQ(0, pipe(hold));
@@ -165,10 +153,10 @@ TEST(references_follow_fds)
 	}
 	close(hold[0]);
 	close(fds[9]);
-	EXPECT_EQ(-EBUSY, delete_event("abi_refs"));
+	EXPECT_EQ(-EBUSY, uet_delete_named("abi_refs"));
 	close(hold[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, delete_event("abi_refs"));
+	EXPECT_EQ(0, uet_delete_named("abi_refs"));
 }
 
 /* Run @fn as uid/gid 65534 in a child; returns its exit code */
@@ -223,7 +211,7 @@ static int nobody_uses_events(void)
 	if (uet_register(fd, "abi_nobody3 u8 b", &reg))
 		return 8;
 	close(fd);
-	return delete_event("abi_nobody3") ? 9 : 0;
+	return uet_delete_named("abi_nobody3") ? 9 : 0;
 }
 
 TEST(unprivileged_access)
@@ -280,8 +268,8 @@ TEST(listing)
 	free(all);
 	uet_enable("", "abi_list2", 0);
 	close(fd);
-	EXPECT_EQ(0, delete_event("abi_list"));
-	EXPECT_EQ(0, delete_event("abi_list2"));
+	EXPECT_EQ(0, uet_delete_named("abi_list"));
+	EXPECT_EQ(0, uet_delete_named("abi_list2"));
 	snprintf(want, sizeof(want), "\nActive: 0\nBusy: 0\nMax: %d\n", getpagesize());
 	all = uet_read_file(UE_STATUS);
 	EXPECT_STREQ(want, all);

@@ -107,19 +107,6 @@ static int emit(int fd, __u32 widx, __u32 v)
 	return write(fd, rec, sizeof(rec)) < 0 ? -errno : (int)sizeof(rec);
 }
 
-/* The tracepoint id of @system/@name, or -1 */
-static int tp_id(const char *system, const char *name)
-{
-	char path[512], *text;
-	int id;
-
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/id", system, name);
-	text = uet_read_file(path);
-	id = text ? atoi(text) : -1;
-	free(text);
-	return id;
-}
-
 /* Names of events/user_events_multi/@name.* in @out; how many there are */
 static int multi_dirs(const char *name, char (*out)[64], int max)
 {
@@ -168,13 +155,6 @@ static int count_user_events(void)
 			closedir(d);
 	}
 	return n;
-}
-
-/* Wait for events/user_events/@name to be gone; 1 when it is */
-static int wait_gone(const char *name)
-{
-	return ue_wait_for(UE_WAIT_MS, !uet_event_exists("user_events", name),
-			   "events/user_events/%s to go", name);
 }
 
 /* A BPF program for tracepoints: r0 = 1; exit */
@@ -322,7 +302,7 @@ enum { FTRACE, PERF, BPF };
  */
 static int perf_on(struct env *e, const char *system, const char *name, int bpf)
 {
-	int id = tp_id(system, name), fd, err;
+	int id = uet_event_id(system, name), fd, err;
 
 	if (id < 0)
 		return -ENOENT;
@@ -1411,7 +1391,7 @@ TEST_F(bits, auto_delete_after_last_consumer)
 	ue_sleep_ms(QUIET_MS);
 	EXPECT_TRUE(uet_event_exists("user_events", "bits_autoc")) TH_LOG("perf still holds it");
 	drop_fd(&self->e, p);
-	EXPECT_TRUE(wait_gone("bits_autoc"));
+	EXPECT_TRUE(uet_wait_gone("user_events", "bits_autoc", UE_WAIT_MS));
 }
 
 /* USER_EVENT_REG_PERSIST: it stays unreferenced until DIAG_IOCSDEL */

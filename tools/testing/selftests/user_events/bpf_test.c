@@ -375,10 +375,9 @@ TEST_F(bpf, iter_helpers)
 		.sample_type = PERF_SAMPLE_RAW,
 		.wakeup_events = 1,
 	};
-	struct perf_event_mmap_page *meta;
+	struct uet_ring ring = { .meta = NULL };
 	struct perf_event_header *hdr;
 	struct user_status_reg reg;
-	long page = getpagesize();
 	int out_map, out, key = 0;
 	struct seen seen;
 	cpu_set_t cpu0;
@@ -391,8 +390,7 @@ TEST_F(bpf, iter_helpers)
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
 	out = syscall(__NR_perf_event_open, &pe, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	ASSERT_LE(0, out);
-	meta = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, out, 0);
-	ASSERT_NE(MAP_FAILED, meta);
+	ASSERT_EQ(0, uet_ring_map(&ring, out, 1));
 	out_map = perf_output_map();
 	ASSERT_LE(0, out_map);
 	ASSERT_EQ(0, uet_bpf_map_write(out_map, key, &out));
@@ -411,15 +409,15 @@ TEST_F(bpf, iter_helpers)
 	EXPECT_EQ(0, seen.a % 8);
 	/* bpf_perf_event_output() returned 0 and the sample is there */
 	EXPECT_EQ(0, seen.b);
-	ASSERT_LT(0, meta->data_head);
-	hdr = (void *)meta + page;
+	ASSERT_LT(0, ring.meta->data_head);
+	hdr = (void *)ring.data;
 	ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
 	/* the raw sample: a u32 size, then the program's bytes */
 	memcpy(&v, (char *)(hdr + 1) + sizeof(__u32), sizeof(v));
 	EXPECT_EQ(0x5eed, v);
 
 	close(out_map);
-	munmap(meta, 2 * page);
+	uet_ring_unmap(&ring);
 	close(out);
 }
 

@@ -137,12 +137,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
-[ -w "$tracefs/user_events_data" ] || bail "no $tracefs/user_events_data"
-[ -x "$ue" ] || bail "no $ue (make -C $dir)"
+[ -w "$tracefs/user_events_data" ] || ktap_bail "no $tracefs/user_events_data"
+[ -x "$ue" ] || ktap_bail "no $ue (make -C $dir)"
 
 # Values "with_spaces" are written with spaces
 values() {

@@ -11,7 +11,8 @@
 #
 # One known difference: ftrace_test's print_fmt expects %d/%u for 1- and
 # 2-byte integer fields, which we print with %hhd/%hhu/%hd/%hu so that
-# libtraceevent shows a negative s8/s16 as negative (ABI.md section 4). That
+# libtraceevent shows a negative s8/s16 as negative (user_events.rst, "Field
+# types and data layout"). That
 # case is a SKIP naming this only when the difference is exactly that: it
 # passes when those length modifiers are taken out of the print fmt lines it
 # reads (plain_fmt.so, built with the tests), and an event with a field of
@@ -29,7 +30,7 @@ tracefs=/sys/kernel/tracing
 tests="abi_test dyn_test ftrace_test perf_test"
 known_case=ftrace_test.user.print_fmt
 known_reason="1- and 2-byte integer fields print with %hhd/%hd/%hhu/%hu so that"
-known_reason+=" libtraceevent sign-extends them, upstream expects %d/%u (ABI.md section 4)"
+known_reason+=" libtraceevent sign-extends them, upstream expects %d/%u (user_events.rst: Field types)"
 
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ]; then

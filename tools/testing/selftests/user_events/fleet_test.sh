@@ -103,15 +103,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
-[ -w "$tracefs/user_events_data" ] || bail "no $tracefs/user_events_data"
-[ -x "$ue" ] || bail "no $ue (make -C $dir)"
-[ -x "$uecmd" ] || bail "no $uecmd (make -C $dir)"
-command -v "$TRACE_CMD" > /dev/null || bail "no $TRACE_CMD"
-[ -r /proc/net/tcp ] || bail "no TCP/IP in this kernel (CONFIG_INET)"
+[ -w "$tracefs/user_events_data" ] || ktap_bail "no $tracefs/user_events_data"
+[ -x "$ue" ] || ktap_bail "no $ue (make -C $dir)"
+[ -x "$uecmd" ] || ktap_bail "no $uecmd (make -C $dir)"
+command -v "$TRACE_CMD" > /dev/null || ktap_bail "no $TRACE_CMD"
+[ -r /proc/net/tcp ] || ktap_bail "no TCP/IP in this kernel (CONFIG_INET)"
 
 # expect SCENARIO MARKER FIELD=VALUE...: what fleet_report.sh must find in
 # the decoded record of SCENARIO's file whose line contains MARKER

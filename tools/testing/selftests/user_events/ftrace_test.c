@@ -296,20 +296,6 @@ TEST_F(ft, delete_rules)
 	close(fd2);
 }
 
-/* How many lines of @instance's trace (TRACEFS-relative, "" or "instances/x/") hold @needle */
-static int instance_trace_count(const char *instance, const char *needle)
-{
-	char path[256], *trace, *p;
-	int n = 0;
-
-	snprintf(path, sizeof(path), TRACEFS "%strace", instance);
-	trace = uet_read_file(path);
-	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(trace);
-	return n;
-}
-
 /*
  * What a delete clears: nothing, unlike the removal of other dynamic
  * events (the whole buffer of each instance the event was ever enabled
@@ -336,16 +322,16 @@ TEST_F(ft, delete_clears_nothing)
 	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_marker", "scope-top", 0));
 	ASSERT_EQ(0, uet_write_file(TRACEFS "instances/ue_scope/trace_marker",
 				    "scope-inst", 0));
-	ASSERT_EQ(1, instance_trace_count("", "ft_scope: x=7"));
-	ASSERT_EQ(1, instance_trace_count("", "scope-top"));
-	ASSERT_EQ(1, instance_trace_count(inst, "scope-inst"));
+	ASSERT_EQ(1, uet_instance_trace_count("", "ft_scope: x=7"));
+	ASSERT_EQ(1, uet_instance_trace_count("", "scope-top"));
+	ASSERT_EQ(1, uet_instance_trace_count(inst, "scope-inst"));
 
 	close(self->fd);
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_EQ(0, uet_delete(self->fd, "ft_scope"));
-	EXPECT_EQ(1, instance_trace_count("", "ft_scope: x=7"));
-	EXPECT_EQ(1, instance_trace_count("", "scope-top"));
-	EXPECT_EQ(1, instance_trace_count(inst, "scope-inst"));
+	EXPECT_EQ(1, uet_instance_trace_count("", "ft_scope: x=7"));
+	EXPECT_EQ(1, uet_instance_trace_count("", "scope-top"));
+	EXPECT_EQ(1, uet_instance_trace_count(inst, "scope-inst"));
 	EXPECT_FALSE(uet_event_exists("user_events", "ft_scope"));
 	EXPECT_EQ(0, uet_register(self->fd, "ft_scope u64 y", &reg));
 	rmdir(TRACEFS "instances/ue_scope");
@@ -426,7 +412,7 @@ TEST_F(ft, payload_limits)
 	EXPECT_EQ(-E2BIG, write_len(self->fd, buf, reg.write_index, in_inst + 1));
 	EXPECT_EQ(0, write_len(self->fd, buf, reg.write_index, in_inst));
 	EXPECT_EQ(4, uet_trace_count("ft_big: n=0"));
-	EXPECT_EQ(1, instance_trace_count(inst, "ft_big: n=0"));
+	EXPECT_EQ(1, uet_instance_trace_count(inst, "ft_big: n=0"));
 	EXPECT_EQ(0, uet_enable(inst, "ft_big", 0));
 	rmdir(TRACEFS "instances/ue_big");
 out:

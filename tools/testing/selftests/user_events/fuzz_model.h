@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fuzz_model.h: the reference model fuzz_test checks the kernel against.
+ * fuzz_model.h: the grammar fuzz_test checks the kernel against.
  *
- * The grammar: a parser of event descriptions written from the ABI and
- * user_events.rst, which predicts for each description the verdict
- * (accepted, EINVAL, E2BIG), the canonical form dynamic_events shows and
- * the layout of the record.
- *
- * The expected kernel state of the enable-bit ABI: the events a scenario
- * made with their references, the process's enablers and a shadow copy of
- * the memory they name, from which the driver predicts each errno, each
- * word and when each event goes. For the race scenario: the pages a thread
- * maps over the words, with when each mapping began, and the registrations
- * with when each returned, from which the driver knows which bits of which
- * page the kernel may write, and which errnos a call may return.
- *
- * The driver (fuzz_test.c: generation, system calls, checks, options)
- * includes it once; it holds no randomness and makes no system call.
+ * A parser of event descriptions written from user_events.rst,
+ * which predicts for each description the verdict (accepted, EINVAL,
+ * E2BIG), the canonical form dynamic_events shows and the layout of the
+ * record. fuzz_desc.c and fuzz_bits.c generate descriptions and compare
+ * what the kernel did with it; it holds no randomness and makes no system
+ * call. The models of the enable-bit ABI are in fuzz_bits.c and fuzz_race.c.
  */
 #ifndef FUZZ_MODEL_H
 #define FUZZ_MODEL_H
@@ -81,7 +72,7 @@ static const struct base_type base_types[] = {
 	{ "unsigned int", 4, 0 },
 };
 
-/* The reference parser, from ABI sections 3 and 4 ------------------------- */
+/* The reference parser, from user_events.rst's descriptions and fields ----- */
 
 static int is_ws(int c)
 {
@@ -391,7 +382,7 @@ static void build_canon(struct event_desc *d)
  * What the ABI says of @desc. With V_OK, @d holds the event: name, flags,
  * fields with their record offsets, and its canonical dynamic_events line.
  */
-static enum verdict oracle(const char *desc, struct event_desc *d)
+static inline enum verdict oracle(const char *desc, struct event_desc *d)
 {
 	const char *p = desc, *end, *colon, *rest, *piece;
 	enum verdict v = V_OK;
@@ -454,300 +445,6 @@ static enum verdict oracle(const char *desc, struct event_desc *d)
 	if (strlen(d->canon + DYN_SKIP) > DESC_LIMIT)
 		return V_E2BIG;
 	return v;
-}
-
-/* The enable-bit ABI (section 9) -------------------------------------------- */
-
-/*
- * Registrations through struct user_reg with every field valid or not,
- * DIAG_IOCSUNREG with good and bad arguments, the status-page ABI on the
- * same events, consumers coming and going and fds closing, in random order.
- * A model of the process's enablers, of every word the kernel may touch (a
- * shadow copy of the memory, random bits and all, so that a write to any
- * other bit shows) and of each event's references predicts the errno of
- * each call, the words after it and when an event goes.
- */
-
-#define BITS_EVENTS	16
-#define BITS_NEW_MAX	10		/* events a scenario creates, at most */
-#define BITS_ENABLERS	40
-#define BITS_FDS	4
-#define WRITER		(BITS_FDS - 1)	/* the fd of the write phase, one event */
-#define WORD_PAGES	2		/* memfd pages of words; then RO, PROT_NONE */
-#define MEM_SLOTS	16		/* 8-byte slots used in them */
-#define BSS_SLOTS	8
-#define REG_BUF		(3 * 4096)
-/*
- * A window (times USER_EVENTS_TIMEOUT_SCALE) in which an event may go or
- * stay, both right: a wait for what must come is bounded by UE_WAIT_MS
- */
-#define SETTLE_MS	2000
-
-struct bits_event {
-	struct event_desc *d;	/* d->name: its name under events/ */
-	char sys[32];		/* user_events or user_events_multi */
-	char reg_name[256];	/* the name descriptions give it */
-	int multi, persist, stays, gone, has_sidx;
-	unsigned int sidx;
-	int fds;		/* bit i: bits.fd[i] registered it */
-	int ftrace, inst, perf;	/* consumers attached */
-};
-
-struct enabler {
-	unsigned long addr;
-	int bit, size, ev;
-};
-
-static struct {
-	struct bits_event ev[BITS_EVENTS];
-	int nr_ev, created;
-	struct enabler en[BITS_ENABLERS];
-	int nr_en;
-	int fd[BITS_FDS];
-	int widx[BITS_FDS][BITS_EVENTS][2];	/* [fd][event][bits ABI?], -1 */
-	int zapped;		/* word pages dropped since the last check */
-	int active;
-} bits;
-
-static unsigned char *words;		/* WORD_PAGES of a memfd, RO, PROT_NONE */
-static unsigned char *words_shadow;
-static uint64_t bss_words[BSS_SLOTS], bss_shadow[BSS_SLOTS];
-
-/* The driver's: the page size, and the report of a failure */
-static int page_size;
-static __noreturn __printf(2, 3) void fail(const char *kind, const char *fmt, ...);
-
-/* The model's words ------------------------------------------------------------- */
-
-static int ev_consumers(const struct bits_event *e)
-{
-	return e->ftrace + e->inst + e->perf;
-}
-
-static int ev_enablers(int ev)
-{
-	int i, n = 0;
-
-	for (i = 0; i < bits.nr_en; i++)
-		n += bits.en[i].ev == ev;
-	return n;
-}
-
-static int ev_refs(int ev)
-{
-	const struct bits_event *e = &bits.ev[ev];
-
-	return __builtin_popcount(e->fds) + ev_enablers(ev) + ev_consumers(e);
-}
-
-/* The shadow byte of the memory bit (@addr, @bit) names, little endian */
-static unsigned char *shadow_byte(unsigned long addr, int bit)
-{
-	unsigned long a = addr + bit / 8, w = (unsigned long)words;
-	unsigned long b = (unsigned long)bss_words;
-
-	if (a >= w && a < w + WORD_PAGES * page_size)
-		return words_shadow + (a - w);
-	if (a >= b && a < b + sizeof(bss_words))
-		return (unsigned char *)bss_shadow + (a - b);
-	fail("internal", "no shadow for %#lx bit %d", addr, bit);
-}
-
-static void shadow_set(unsigned long addr, int bit, int on)
-{
-	unsigned char *p = shadow_byte(addr, bit);
-
-	if (on)
-		*p |= 1 << (bit % 8);
-	else
-		*p &= ~(1 << (bit % 8));
-}
-
-/* The bits of @ev's enablers follow its consumers */
-static void shadow_event(int ev)
-{
-	int i, on = ev_consumers(&bits.ev[ev]) > 0;
-
-	for (i = 0; i < bits.nr_en; i++)
-		if (bits.en[i].ev == ev)
-			shadow_set(bits.en[i].addr, bits.en[i].bit, on);
-}
-
-/* Does an enabler name the memory bit of (@addr, @bit)? */
-static int bit_taken(unsigned long addr, int bit)
-{
-	int i;
-
-	for (i = 0; i < bits.nr_en; i++)
-		if (bits.en[i].addr + bits.en[i].bit / 8 == addr + bit / 8 &&
-		    bits.en[i].bit % 8 == bit % 8)
-			return 1;
-	return 0;
-}
-
-static int find_enabler(unsigned long addr, int bit)
-{
-	int i;
-
-	for (i = 0; i < bits.nr_en; i++)
-		if (bits.en[i].addr == addr && bits.en[i].bit == bit)
-			return i;
-	return -1;
-}
-
-static void add_enabler(unsigned long addr, int bit, int size, int ev)
-{
-	struct enabler *en;
-
-	if (bits.nr_en == BITS_ENABLERS)
-		fail("internal", "too many enablers");
-	en = &bits.en[bits.nr_en++];
-	en->addr = addr;
-	en->bit = bit;
-	en->size = size;
-	en->ev = ev;
-	shadow_set(addr, bit, ev_consumers(&bits.ev[ev]) > 0);
-}
-
-/* The kernel clears the bit of an enabler it drops */
-static void drop_enabler(int i)
-{
-	shadow_set(bits.en[i].addr, bits.en[i].bit, 0);
-	bits.en[i] = bits.en[--bits.nr_en];
-}
-
-/* Races of the enable-bit ABI ---------------------------------------------------- */
-
-/*
- * While the test registers, unregisters, attaches and detaches consumers
- * and forks, with signals coming, a thread of its own moves pages over the
- * words (mremap()), maps pages of a memfd over them, unmaps them or moves
- * them away. What the kernel may write, then: a bit of a page only for an
- * enabler whose registration returned after that page's mapping began (one
- * that returned before named the page that was there then, which went).
- * Every other bit of a page stays as the thread filled it, and a page moved
- * away stays as it was when it moved. A ticket (one counter for both
- * threads) orders the registrations' returns and the mappings' starts; a
- * generation per page, odd while the thread changes it, tells a system call
- * of the test that met no change of the page, whose errno the model then
- * predicts exactly.
- */
-#define RACE_SLOTS	4	/* pages of words, at fixed addresses */
-#define RACE_WORDS	2	/* words of a page the registrations name */
-#define RACE_BITS	4	/* bits of a word they name: race_bits[] */
-#define RACE_REGS	256	/* successful registrations of a scenario, at most */
-#define RACE_SPARES	32	/* pages the thread fills and moves over a word */
-#define RACE_MEMFD	32	/* memfd pages it maps over a word, each once */
-#define RACE_GRAVES	16	/* pages it moves a word to, each once */
-#define RACE_FORKS	3	/* children of a scenario, at most */
-
-static const int race_bits[RACE_BITS] = { 0, 5, 31, 33 };
-
-enum race_key_state { RK_NONE, RK_HELD, RK_MAYBE };
-
-/* What a registration may return: 0, EFAULT, EADDRINUSE */
-#define RACE_OK		0x1
-#define RACE_EFAULT	0x2
-#define RACE_INUSE	0x4
-
-struct race_slot {
-	unsigned char *addr;
-	unsigned char *shadow;	/* what the page holds, but for the bits of enablers */
-	int mapped;		/* a page of ours is there */
-	unsigned long begin;	/* the ticket taken as its mapping began */
-	unsigned long gen;	/* __atomic; odd while the thread changes the page */
-};
-
-/* An (address, bit) the test registers: whether the process has an enabler there */
-struct race_key {
-	int state;		/* enum race_key_state */
-	unsigned long gen;	/* the page's gen when it was registered, odd if unknown */
-};
-
-/* A registration that returned 0: it may write its bit in a page mapped before that */
-struct race_reg {
-	int slot, word, bit;
-	unsigned long end;	/* the ticket taken when it returned */
-};
-
-static struct {
-	struct race_slot slot[RACE_SLOTS];
-	int word_off[RACE_WORDS];	/* in the page, 8-aligned */
-	struct race_key key[RACE_SLOTS][RACE_WORDS][RACE_BITS];
-	struct race_reg reg[RACE_REGS];
-	int nr_reg;
-	unsigned char *grave[RACE_GRAVES];	/* where the thread moved a word, or NULL */
-	unsigned char *grave_shadow[RACE_GRAVES];	/* as it was when it moved */
-} race;
-
-/*
- * A registration of key (@s, @w, @b): the page's gen before and after it
- * (@g1, @g2) and whether it was mapped; what it may return
- */
-static int race_reg_allowed(int s, int w, int b, unsigned long g1, unsigned long g2,
-			    int mapped)
-{
-	const struct race_key *k = &race.key[s][w][b];
-	int stable = g1 == g2 && !(g1 & 1);
-
-	if (k->state == RK_NONE)
-		return !stable ? RACE_OK | RACE_EFAULT : mapped ? RACE_OK : RACE_EFAULT;
-	/* the page of the enabler it has is there: that one is in use */
-	if (k->state == RK_HELD && stable && mapped && k->gen == g1)
-		return RACE_INUSE;
-	/* else it may have gone with its page, and a new one replace it */
-	return RACE_OK | RACE_EFAULT | RACE_INUSE;
-}
-
-/* After that registration returned @ret (0 or -errno), at ticket @end */
-static void race_reg_done(int s, int w, int b, int ret, unsigned long g1,
-			  unsigned long g2, int mapped, unsigned long end)
-{
-	struct race_key *k = &race.key[s][w][b];
-
-	if (ret == -EFAULT) {
-		/* an enabler whose page went may have gone with the refusal */
-		if (k->state == RK_HELD)
-			k->state = RK_MAYBE;
-		return;
-	}
-	if (ret == -EADDRINUSE && k->state == RK_MAYBE) {
-		/* it has one, on a page the model does not know */
-		k->state = RK_HELD;
-		k->gen = 1;
-	}
-	if (ret)
-		return;
-	k->state = RK_HELD;
-	k->gen = g1 == g2 && !(g1 & 1) && mapped ? g1 : 1;
-	if (race.nr_reg == RACE_REGS)
-		fail("internal", "too many registrations in a race scenario");
-	race.reg[race.nr_reg++] = (struct race_reg){ s, w, b, end };
-}
-
-/* DIAG_IOCSUNREG of the key may return 0 (1), ENOENT (2), either (3); then none */
-static int race_unreg(int s, int w, int b)
-{
-	int state = race.key[s][w][b].state;
-
-	race.key[s][w][b].state = RK_NONE;
-	return state == RK_HELD ? 1 : state == RK_NONE ? 2 : 3;
-}
-
-/* Into @mask (a page): the bits of slot @s's page that enablers may write */
-static void race_writable(int s, unsigned char *mask, int size)
-{
-	const struct race_slot *sl = &race.slot[s];
-	int i;
-
-	memset(mask, 0, size);
-	for (i = 0; i < race.nr_reg; i++) {
-		const struct race_reg *r = &race.reg[i];
-
-		if (r->slot == s && r->end > sl->begin)
-			mask[race.word_off[r->word] + race_bits[r->bit] / 8] |=
-				1 << (race_bits[r->bit] % 8);
-	}
 }
 
 #endif /* FUZZ_MODEL_H */

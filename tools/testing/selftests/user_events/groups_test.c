@@ -31,11 +31,6 @@ static int grp_cmd(const char *cmd)
 	return uet_write_file(UE_GROUPS, cmd, O_APPEND);
 }
 
-static int dyn_cmd(const char *cmd)
-{
-	return uet_write_file(UE_DYN, cmd, O_APPEND);
-}
-
 /* user_groups/@g/@file */
 static const char *grp_path(const char *g, const char *file)
 {
@@ -165,7 +160,7 @@ static void dyn_delete_named(const char *name)
 
 	for (tries = 0; tries < 8 && (line = dyn_line(name)); tries++) {
 		dyn_delete_cmd(cmd, sizeof(cmd), line, name);
-		dyn_cmd(cmd);
+		uet_dyn_cmd(cmd);
 		free(line);
 	}
 }
@@ -179,7 +174,7 @@ static void cleanup_groups(void)
 		dyn_delete_named(fixture_events[i]);
 	for (i = 0; i < ARRAY_SIZE(other_type_events); i++) {
 		snprintf(cmd, sizeof(cmd), "-:%s", other_type_events[i]);
-		dyn_cmd(cmd);
+		uet_dyn_cmd(cmd);
 	}
 	for (i = 0; i < ARRAY_SIZE(fixture_groups); i++) {
 		/* a test that failed may have left one enabled */
@@ -551,7 +546,7 @@ TEST_F(grp, busy_while_used)
 	/* a status-page event stays until deleted, and keeps the group */
 	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx max=1024 events=1\n"));
-	ASSERT_EQ(0, dyn_cmd("-:user_events_gtx/gx"));
+	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gtx/gx"));
 	EXPECT_EQ(0, grp_cmd("!gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
 }
@@ -580,26 +575,26 @@ TEST_F(grp, removed_group_gone)
  */
 TEST_F(grp, dynamic_events_group_form)
 {
-	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gdyn u32 x"));
+	ASSERT_EQ(0, uet_dyn_cmd("u:user_events_gta/gdyn u32 x"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
 	EXPECT_FALSE(uet_event_exists("user_events", "gdyn"));
 	EXPECT_EQ(1, file_has(UE_DYN, "u:user_events_gta/gdyn u32 x\n"));
 	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":gdyn\n"));
 	/* the default group's name is another event */
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events/gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events_gtb/gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:gta/gdyn"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("!u:gta/gdyn u32 x"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("u:user_events_nosuch/gdyn u32 x"));
-	EXPECT_EQ(-EINVAL, dyn_cmd("u:gtb/gdyn u32 x"));
-	EXPECT_EQ(-EINVAL, dyn_cmd("u:user_events_gta_multi/gdyn u32 x"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("-:gdyn"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("-:user_events/gdyn"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("-:user_events_gtb/gdyn"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("-:gta/gdyn"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("!u:gta/gdyn u32 x"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("u:user_events_nosuch/gdyn u32 x"));
+	EXPECT_EQ(-EINVAL, uet_dyn_cmd("u:gtb/gdyn u32 x"));
+	EXPECT_EQ(-EINVAL, uet_dyn_cmd("u:user_events_gta_multi/gdyn u32 x"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtb", "gdyn"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gdyn"));
-	EXPECT_EQ(0, dyn_cmd("!u:user_events_gta/gdyn u32 x"));
+	EXPECT_EQ(0, uet_dyn_cmd("!u:user_events_gta/gdyn u32 x"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
-	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gdyn u32 x"));
-	EXPECT_EQ(0, dyn_cmd("-:user_events_gta/gdyn"));
+	ASSERT_EQ(0, uet_dyn_cmd("u:user_events_gta/gdyn u32 x"));
+	EXPECT_EQ(0, uet_dyn_cmd("-:user_events_gta/gdyn"));
 	EXPECT_FALSE(uet_event_exists("user_events_gta", "gdyn"));
 }
 
@@ -619,11 +614,11 @@ static int make_other_types(const char *name)
 		return -errno;
 	exe[n] = '\0';
 	snprintf(cmd, sizeof(cmd), "s:%s u64 v", name);
-	ret = dyn_cmd(cmd);
+	ret = uet_dyn_cmd(cmd);
 	if (ret)
 		return ret;
 	snprintf(cmd, sizeof(cmd), "p:gta/%s %s:0x0", name, exe);
-	return dyn_cmd(cmd);
+	return uet_dyn_cmd(cmd);
 }
 
 /* How many of make_other_types()'s two events exist */
@@ -662,9 +657,9 @@ static void delete_other_types(const char *name)
 	char cmd[300];
 
 	snprintf(cmd, sizeof(cmd), "-:synthetic/%s", name);
-	dyn_cmd(cmd);
+	uet_dyn_cmd(cmd);
 	snprintf(cmd, sizeof(cmd), "-:gta/%s", name);
-	dyn_cmd(cmd);
+	uet_dyn_cmd(cmd);
 }
 
 /*
@@ -716,7 +711,7 @@ TEST_F(grp, dynamic_events_lines)
 		if (!c[i].system) {
 			/* with its system, the default group's line deletes ours alone */
 			snprintf(cmd, sizeof(cmd), "!u:user_events/%s", line + 2);
-			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			EXPECT_EQ(0, uet_dyn_cmd(cmd)) TH_LOG("%s", cmd);
 			again = dyn_line(c[i].name);
 			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
 			free(again);
@@ -727,7 +722,7 @@ TEST_F(grp, dynamic_events_lines)
 
 		/* the line as a deletion */
 		snprintf(cmd, sizeof(cmd), "!%s", line);
-		EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+		EXPECT_EQ(0, uet_dyn_cmd(cmd)) TH_LOG("%s", cmd);
 		again = dyn_line(c[i].name);
 		EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
 		free(again);
@@ -742,9 +737,9 @@ TEST_F(grp, dynamic_events_lines)
 
 		/* the line as a creation */
 		if (!c[i].multi) {
-			EXPECT_EQ(0, dyn_cmd(line)) TH_LOG("%s", line);
+			EXPECT_EQ(0, uet_dyn_cmd(line)) TH_LOG("%s", line);
 		} else {
-			EXPECT_EQ(-EINVAL, dyn_cmd(line)) TH_LOG("%s", line);
+			EXPECT_EQ(-EINVAL, uet_dyn_cmd(line)) TH_LOG("%s", line);
 			EXPECT_EQ(NULL, dyn_line(c[i].name));
 			ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi));
 		}
@@ -756,7 +751,7 @@ TEST_F(grp, dynamic_events_lines)
 		/* -:name of the other types' system deletes theirs alone */
 		if (c[i].group) {
 			snprintf(cmd, sizeof(cmd), "-:gta/%s", c[i].name);
-			EXPECT_EQ(0, dyn_cmd(cmd));
+			EXPECT_EQ(0, uet_dyn_cmd(cmd));
 			EXPECT_FALSE(uet_event_exists("gta", c[i].name));
 			free(again);
 			again = dyn_line(c[i].name);
@@ -766,7 +761,7 @@ TEST_F(grp, dynamic_events_lines)
 		/* -:SYSTEM/NAME, user_events the default group's system */
 		if (again) {
 			dyn_delete_cmd(cmd, sizeof(cmd), again, c[i].name);
-			EXPECT_EQ(0, dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			EXPECT_EQ(0, uet_dyn_cmd(cmd)) TH_LOG("%s", cmd);
 			free(again);
 			again = dyn_line(c[i].name);
 			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
@@ -876,13 +871,13 @@ TEST_F(grp, remove_races_registration)
 		if (!ret)
 			bad += write_u32(fd, r.write_index, i) != 0;
 		close(fd);
-		ret = dyn_cmd("-:user_events_gtx/gx");
+		ret = uet_dyn_cmd("-:user_events_gtx/gx");
 		bad += ret && ret != -ENOENT && ret != -EBUSY;
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, bad);
-	dyn_cmd("-:user_events_gtx/gx");
+	uet_dyn_cmd("-:user_events_gtx/gx");
 	grp_cmd("!gtx");
 	EXPECT_EQ(0, file_has(UE_GROUPS, "gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
@@ -1016,7 +1011,7 @@ static void container_cli(struct __test_metadata *_metadata, int userns)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "giso u32 x", &r));
 	close(fd);
-	ASSERT_EQ(0, dyn_cmd("u:user_events_gta/gcli u32 x"));
+	ASSERT_EQ(0, uet_dyn_cmd("u:user_events_gta/gcli u32 x"));
 	ASSERT_EQ(0, chown_group("gta", 65534));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gcli", 1));
 	EXPECT_EQ(0, run_in_container("gta", emit, out, sizeof(out), userns)) TH_LOG("%s", out);
@@ -1046,22 +1041,7 @@ TEST_F(grp, container_user_namespace)
 /* The text of trace_pipe, read until it is empty (its records are consumed) */
 static char *read_trace_pipe(void)
 {
-	int fd = open(TRACEFS "trace_pipe", O_RDONLY | O_NONBLOCK);
-	size_t len = 0, size = 1 << 16;
-	char *buf = malloc(size);
-	ssize_t n;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while (len + 1 < size && (n = read(fd, buf + len, size - len - 1)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return buf;
+	return uet_read_fd(open(TRACEFS "trace_pipe", O_RDONLY | O_NONBLOCK));
 }
 
 /*
@@ -1199,7 +1179,7 @@ TEST_F_TIMEOUT(grp, retired_counts_until_gone, 600)
 	ASSERT_EQ(0, grp_register_closed("gtr", "gr2 u32 x"));
 	id = uet_event_id("user_events_gtr", "gr1");
 	ASSERT_LT(0, id);
-	ASSERT_EQ(0, dyn_cmd("-:user_events_gtr/gr1"));
+	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gtr/gr1"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=2 retired=1\n"));
 	uet_retired_dir("", "user_events_gtr", "gr1", id, path, sizeof(path));
 	EXPECT_EQ(0, access(path, F_OK));
@@ -1217,7 +1197,7 @@ TEST_F_TIMEOUT(grp, retired_counts_until_gone, 600)
 	/* retired again, then left to the kernel's own check */
 	ASSERT_EQ(0, grp_record("gtr", "gr1", "gr1 u32 y", 22));
 	id = uet_event_id("user_events_gtr", "gr1");
-	ASSERT_EQ(0, dyn_cmd("-:user_events_gtr/gr1"));
+	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gtr/gr1"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=2 retired=1\n"));
 	uet_retired_dir("", "user_events_gtr", "gr1", id, path, sizeof(path));
 	EXPECT_EQ(0, access(path, F_OK));
@@ -1240,7 +1220,7 @@ TEST_F(grp, removed_group_keeps_retired)
 	ASSERT_EQ(0, grp_record("gtr", "gr2", "gr2 u32 x", 23));
 	id = uet_event_id("user_events_gtr", "gr2");
 	ASSERT_LT(0, id);
-	ASSERT_EQ(0, dyn_cmd("-:user_events_gtr/gr2"));
+	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gtr/gr2"));
 	ASSERT_EQ(0, grp_cmd("!gtr"));
 	EXPECT_EQ(0, file_has(UE_GROUPS, "gtr"));
 	EXPECT_EQ(1, uet_trace_count("gr2: x=23\n"));
@@ -1277,7 +1257,7 @@ TEST_F(grp, retired_bad_input)
 	EXPECT_EQ(-EBUSY, uet_delete(self->a, "gbad"));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gbad", 0));
 	EXPECT_EQ(-EBUSY, uet_delete(self->a, "gbad"));
-	EXPECT_EQ(-EBUSY, dyn_cmd("-:user_events_gta/gbad"));
+	EXPECT_EQ(-EBUSY, uet_dyn_cmd("-:user_events_gta/gbad"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gbad"));
 	EXPECT_EQ(-1, access(path, F_OK));
 	close(fd);
@@ -1292,9 +1272,9 @@ TEST_F(grp, retired_bad_input)
 	EXPECT_EQ(0, access(path, F_OK));
 	/* the retired event is nobody's to delete, enable or open */
 	EXPECT_EQ(-ENOENT, uet_delete(self->a, "gbad"));
-	EXPECT_EQ(-ENOENT, dyn_cmd("-:user_events_gta/gbad"));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd("-:user_events_gta/gbad"));
 	snprintf(sub, sizeof(sub), "-:user_events_gta_retired/gbad_%d", id);
-	EXPECT_EQ(-ENOENT, dyn_cmd(sub));
+	EXPECT_EQ(-ENOENT, uet_dyn_cmd(sub));
 	snprintf(sub, sizeof(sub), "%s/enable", path);
 	EXPECT_EQ(-1, access(sub, F_OK));
 	snprintf(sub, sizeof(sub), "user_events_gta_retired:gbad_%d", id);

@@ -74,6 +74,12 @@ ktap_skip_all() {
 	exit 4
 }
 
+# ktap_bail REASON: the test cannot go on (KTAP's "Bail out!", a failure)
+ktap_bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
 # ktap_plan N: the number of checks to come, when the test knows it first
 ktap_plan() {
 	ktap_planned=$1

@@ -241,56 +241,25 @@ static int check_run(const struct rec *r, int n, unsigned int who, unsigned int 
 
 /* perf -------------------------------------------------------------------- */
 
-struct ring {
-	int fd;
-	int pages;		/* data pages */
-	struct perf_event_mmap_page *meta;
-};
-
-static int ring_map(struct ring *r, int fd, int pages)
-{
-	r->fd = fd;
-	r->pages = pages;
-	r->meta = mmap(NULL, (pages + 1) * getpagesize(), PROT_READ | PROT_WRITE,
-		       MAP_SHARED, fd, 0);
-	return r->meta == MAP_FAILED ? -1 : 0;
-}
-
-static void ring_unmap(struct ring *r)
-{
-	if (r->meta && r->meta != MAP_FAILED)
-		munmap(r->meta, (r->pages + 1) * getpagesize());
-	r->meta = NULL;
-}
-
 /*
  * Consume the ring: samples into @out (at most @max, -1 beyond), lost
  * counts of PERF_RECORD_LOST added to @lost; -1 for a sample that is not a
  * record as written (@why says which)
  */
-static int ring_read(struct ring *r, struct rec *out, int max, long *lost, int id,
+static int ring_read(struct uet_ring *r, struct rec *out, int max, long *lost, int id,
 		     char *why, size_t whylen)
 {
-	unsigned char *data = (unsigned char *)r->meta + getpagesize();
-	size_t size = (size_t)r->pages * getpagesize();
-	__u64 head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	__u64 tail = r->meta->data_tail;
+	__u64 head = uet_ring_head(r), tail = r->meta->data_tail;
 	static unsigned char buf[8192];
 	int n = 0;
 
 	while (tail < head) {
-		struct perf_event_header *h = (void *)buf;
-		size_t off = tail % size, i;
+		struct perf_event_header *h = uet_ring_copy(r, &tail, buf, sizeof(buf));
 
-		for (i = 0; i < sizeof(*h); i++)
-			buf[i] = data[(off + i) % size];
 		if (h->size < sizeof(*h) || h->size > sizeof(buf)) {
 			snprintf(why, whylen, "perf record of %u bytes", h->size);
 			return -1;
 		}
-		for (i = 0; i < h->size; i++)
-			buf[i] = data[(off + i) % size];
-		tail += h->size;
 		if (h->type == PERF_RECORD_LOST) {
 			/* header, id, lost */
 			*lost += *(__u64 *)(buf + sizeof(*h) + 8);
@@ -324,7 +293,7 @@ static int ring_read(struct ring *r, struct rec *out, int max, long *lost, int i
 						 .pid = *(int *)(raw + 4) };
 		}
 	}
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	uet_ring_done(r, tail);
 	return n;
 }
 
@@ -616,7 +585,7 @@ TEST_F_TIMEOUT(lost, ftrace_exact, 300)
 /* perf: N writes, N raw samples in the ring, as written and in order */
 TEST_F_TIMEOUT(lost, perf_exact, 300)
 {
-	struct ring r = { .meta = NULL };
+	struct uet_ring r = { .meta = NULL };
 	__u64 counts[2];
 	unsigned int i;
 	long lost = 0;
@@ -625,7 +594,7 @@ TEST_F_TIMEOUT(lost, perf_exact, 300)
 	/* this task, any CPU: ~60 bytes a sample, 4 MiB of ring */
 	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p) TH_LOG("perf_event_open: %s", strerror(errno));
-	ASSERT_EQ(0, ring_map(&r, p, 1024));
+	ASSERT_EQ(0, uet_ring_map(&r, p, 1024));
 	for (i = 0; i < N_EXACT; i++)
 		ASSERT_EQ(0, emit(self->fd, self->reg.write_index, i, 0));
 	n = ring_read(&r, self->recs, 2 * N_EXACT, &lost, self->id, self->why,
@@ -638,7 +607,7 @@ TEST_F_TIMEOUT(lost, perf_exact, 300)
 	ASSERT_EQ(sizeof(counts), read(p, counts, sizeof(counts)));
 	EXPECT_EQ(N_EXACT, counts[0]);
 	EXPECT_EQ(0, counts[1]);
-	ring_unmap(&r);
+	uet_ring_unmap(&r);
 	close(p);
 }
 
@@ -677,7 +646,7 @@ TEST_F_TIMEOUT(lost, bpf_iter_exact, 300)
  */
 TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 {
-	struct ring r = { .meta = NULL };
+	struct uet_ring r = { .meta = NULL };
 	void *page = dropped_pages();
 	struct tallied t;
 	unsigned int i;
@@ -689,7 +658,7 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 	tally_attach(_metadata, &t, self->id, 0, 0, -1, 0);
 	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
-	ASSERT_EQ(0, ring_map(&r, p, 256));
+	ASSERT_EQ(0, uet_ring_map(&r, p, 256));
 	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	for (i = 0; i < N_FAULT; i++)
 		ASSERT_EQ(0, emit_dropped(page, self->fd, self->reg.write_index, i, 0))
@@ -710,7 +679,7 @@ TEST_F_TIMEOUT(lost, faulting_payloads, 300)
 		EXPECT_EQ(0, check_run(self->recs, n, 0, 0, N_FAULT, -1, getpid(), self->why,
 				       sizeof(self->why))) TH_LOG("perf: %s", self->why);
 	expect_tally(_metadata, t.map, 0, N_FAULT);
-	ring_unmap(&r);
+	uet_ring_unmap(&r);
 	close(p);
 	tally_detach(&t);
 	munmap(page, 2 * getpagesize());
@@ -758,7 +727,7 @@ TEST_F_TIMEOUT(lost, faulting_payloads_bpf_iter, 300)
  */
 TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 {
-	struct ring r[2] = { { .meta = NULL }, { .meta = NULL } };
+	struct uet_ring r[2] = { { .meta = NULL }, { .meta = NULL } };
 	const unsigned char *page = uet_map_status();
 	struct writer w[2];
 	struct tallied t;
@@ -771,7 +740,7 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 	for (i = 0; i < 2; i++) {
 		p[i] = uet_perf_open(self->id, -1, i, 1);
 		ASSERT_LE(0, p[i]) TH_LOG("perf_event_open CPU %d: %s", i, strerror(errno));
-		ASSERT_EQ(0, ring_map(&r[i], p[i], 1024));
+		ASSERT_EQ(0, uet_ring_map(&r[i], p[i], 1024));
 	}
 	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	ASSERT_NE(NULL, page);
@@ -802,7 +771,7 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
 			EXPECT_EQ(0, check_run(self->recs, n, i, 0, N_EXACT, -1, w[i].pid,
 					       self->why, sizeof(self->why)))
 				TH_LOG("perf CPU %d: %s", i, self->why);
-		ring_unmap(&r[i]);
+		uet_ring_unmap(&r[i]);
 		close(p[i]);
 	}
 	/* eBPF: every record of each writer, in its order */
@@ -818,7 +787,7 @@ TEST_F_TIMEOUT(lost, all_consumers_two_cpus, 300)
  */
 TEST_F_TIMEOUT(lost, max_size_records, 300)
 {
-	struct ring r = { .meta = NULL };
+	struct uet_ring r = { .meta = NULL };
 	char *hist, want[32];
 	long lost = 0, max;
 	int p, n, i;
@@ -831,7 +800,7 @@ TEST_F_TIMEOUT(lost, max_size_records, 300)
 	ASSERT_EQ(getpagesize() - 40, max);
 	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
-	ASSERT_EQ(0, ring_map(&r, p, 1024));
+	ASSERT_EQ(0, uet_ring_map(&r, p, 1024));
 	ASSERT_EQ(0, uet_enable("", EVENT, 1));
 	for (i = 0; i < N_MAX; i++)
 		ASSERT_EQ(0, emit_size(self->fd, self->reg.write_index, i, 0, max));
@@ -859,7 +828,7 @@ TEST_F_TIMEOUT(lost, max_size_records, 300)
 		      sizeof(self->why));
 	EXPECT_EQ(N_MAX, n) TH_LOG("%s", n < 0 ? self->why : "samples missing");
 	EXPECT_EQ(0, lost);
-	ring_unmap(&r);
+	uet_ring_unmap(&r);
 	close(p);
 }
 
@@ -920,7 +889,7 @@ TEST_F_TIMEOUT(lost, ftrace_small_buffer, 300)
  */
 TEST_F_TIMEOUT(lost, perf_small_ring, 300)
 {
-	struct ring r = { .meta = NULL };
+	struct uet_ring r = { .meta = NULL };
 	__u64 counts[2];
 	long lost = 0, lost2 = 0;
 	unsigned int i;
@@ -928,7 +897,7 @@ TEST_F_TIMEOUT(lost, perf_small_ring, 300)
 
 	p = uet_perf_open(self->id, 0, -1, 1);
 	ASSERT_LE(0, p);
-	ASSERT_EQ(0, ring_map(&r, p, 1));
+	ASSERT_EQ(0, uet_ring_map(&r, p, 1));
 	for (i = 0; i < N_SMALL; i++)
 		ASSERT_EQ(0, emit(self->fd, self->reg.write_index, i, 0));
 	n = ring_read(&r, self->recs, 2 * N_EXACT, &lost, self->id, self->why,
@@ -951,22 +920,8 @@ TEST_F_TIMEOUT(lost, perf_small_ring, 300)
 	EXPECT_EQ(N_SMALL, n + lost + lost2)
 		TH_LOG("%d samples, %ld + %ld lost", n, lost, lost2);
 	TH_LOG("%d samples kept, %ld lost", n, lost + lost2);
-	ring_unmap(&r);
+	uet_ring_unmap(&r);
 	close(p);
-}
-
-/*
- * Count the lines of @path (a trace file) that contain @needle
- */
-static int count_in(const char *path, const char *needle)
-{
-	char *text = uet_read_file(path), *p;
-	int n = 0;
-
-	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(text);
-	return n;
 }
 
 /*
@@ -1035,15 +990,15 @@ static void keep_workflow(struct __test_metadata *_metadata, const char *inst,
 		EXPECT_EQ(0, access(path, F_OK));
 		for (i = 0; i < 5; i++) {
 			snprintf(line, sizeof(line), "lost_keep: seq=%d", 100 + i);
-			EXPECT_EQ(1, count_in(trace, line)) TH_LOG("%s in %s", line, trace);
+			EXPECT_EQ(1, uet_count_in(trace, line)) TH_LOG("%s in %s", line, trace);
 		}
 	} else {
 		EXPECT_TRUE(ue_wait_for(UE_WAIT_MS, access(path, F_OK),
 					"%s to go (its writer exited, its consumer detached)",
 					path));
 	}
-	EXPECT_EQ(1, count_in(trace, "lost_keep marker before exit"));
-	EXPECT_EQ(1, count_in(trace, "lost_keep marker after exit"));
+	EXPECT_EQ(1, uet_count_in(trace, "lost_keep marker before exit"));
+	EXPECT_EQ(1, uet_count_in(trace, "lost_keep marker after exit"));
 	close(ready[0]);
 	close(ready[1]);
 	close(go[0]);

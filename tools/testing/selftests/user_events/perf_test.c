@@ -82,8 +82,8 @@ TEST_F(perf, status_bit)
 /* The raw sample is the record: common header, then the payload as written */
 TEST_F(perf, raw_sample)
 {
-	int id = uet_tracepoint_id("perf_t"), p, page = getpagesize();
-	struct perf_event_mmap_page *meta;
+	int id = uet_tracepoint_id("perf_t"), p;
+	struct uet_ring ring = { .meta = NULL };
 	struct perf_event_header *hdr;
 	struct perf_rec r;
 	unsigned char *raw;
@@ -91,8 +91,7 @@ TEST_F(perf, raw_sample)
 
 	p = uet_perf_open(id, 0, -1, 1);
 	ASSERT_LE(0, p);
-	meta = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, p, 0);
-	ASSERT_NE(MAP_FAILED, meta);
+	ASSERT_EQ(0, uet_ring_map(&ring, p, 1));
 	fill(&r, self->reg.write_index, 0x11223344);
 	ASSERT_EQ(sizeof(r), write(self->fd, &r, sizeof(r)));
 	/* a bad loc is refused here too */
@@ -100,8 +99,8 @@ TEST_F(perf, raw_sample)
 	EXPECT_EQ(-1, write(self->fd, &r, sizeof(r)));
 	EXPECT_EQ(EFAULT, errno);
 
-	ASSERT_LT(0, meta->data_head);
-	hdr = (void *)((char *)meta + page);
+	ASSERT_LT(0, ring.meta->data_head);
+	hdr = (void *)ring.data;
 	ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
 	size = *(unsigned int *)(hdr + 1);
 	raw = (unsigned char *)(hdr + 1) + sizeof(unsigned int);
@@ -113,8 +112,8 @@ TEST_F(perf, raw_sample)
 	EXPECT_EQ(4u << 16, *(unsigned int *)(raw + 12));
 	EXPECT_STREQ("abc", (char *)raw + 16);
 	/* the one bad write left nothing */
-	EXPECT_EQ(hdr->size, meta->data_head);
-	munmap(meta, 2 * page);
+	EXPECT_EQ(hdr->size, ring.meta->data_head);
+	uet_ring_unmap(&ring);
 	close(p);
 }
 

@@ -208,9 +208,7 @@ TEST(failed_registrations_leave_nothing)
 	EXPECT_EQ(before, uet_status_active());
 	EXPECT_FALSE(uet_event_exists("user_events", "rg_bad"));
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_taken"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_taken"));
 }
 
 /* Failure: an event without fields could not be written (empty payload) */
@@ -231,9 +229,7 @@ TEST(zero_field_event)
 	EXPECT_EQ(1, uet_trace_count("rg_empty:"));
 	ASSERT_EQ(0, uet_enable("", "rg_empty", 0));
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_empty"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_empty"));
 }
 
 /*
@@ -243,14 +239,8 @@ TEST(zero_field_event)
  */
 TEST(max_payload_with_perf)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-	};
 	int fd = open(UE_DATA, O_RDWR), max = UE_PERF_MAX_PAYLOAD, perf;
-	struct perf_event_mmap_page *meta;
+	struct uet_ring ring;
 	struct user_status_reg reg;
 	char *buf;
 
@@ -259,11 +249,9 @@ TEST(max_payload_with_perf)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "rg_big u8 a", &reg));
-	pe.config = uet_tracepoint_id("rg_big");
-	perf = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	perf = uet_perf_open(uet_tracepoint_id("rg_big"), 0, -1, 1);
 	ASSERT_LE(0, perf);
-	meta = mmap(NULL, 9 * getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED, perf, 0);
-	ASSERT_NE(MAP_FAILED, meta);
+	ASSERT_EQ(0, uet_ring_map(&ring, perf, 8));
 	buf = calloc(1, 4 + max + 1);
 	ASSERT_NE(NULL, buf);
 	memcpy(buf, &reg.write_index, 4);
@@ -271,15 +259,13 @@ TEST(max_payload_with_perf)
 	EXPECT_EQ(-1, write(fd, buf, 4 + max + 1));
 	EXPECT_EQ(E2BIG, errno);
 	/* one sample: the header, the raw size and the record */
-	EXPECT_LE((unsigned long long)(8 + 4 + 8 + max), meta->data_head);
-	EXPECT_GT((unsigned long long)(2 * (8 + 4 + 8 + max)), meta->data_head);
+	EXPECT_LE((unsigned long long)(8 + 4 + 8 + max), ring.meta->data_head);
+	EXPECT_GT((unsigned long long)(2 * (8 + 4 + 8 + max)), ring.meta->data_head);
 	free(buf);
-	munmap(meta, 9 * getpagesize());
+	uet_ring_unmap(&ring);
 	close(perf);
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_big"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_big"));
 }
 
 struct mid_write {
@@ -597,14 +583,6 @@ static int wait_above(int *p, int floor, unsigned int pause_us, const char *what
 	return v;
 }
 
-static long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
 /* What the test and its pinger share */
 struct fork_pings {
 	int spread_us;		/* a signal comes within this of a fork's start */
@@ -633,7 +611,7 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 	fp = mmap(NULL, sizeof(*fp), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, fp);
-	t = now_us();
+	t = ue_now_us();
 	pinger = fork();
 	if (pinger == 0) {
 		unsigned int seed = getpid();
@@ -652,7 +630,7 @@ TEST_F_TIMEOUT(slow, fork_with_signals_keeps_bits, 300)
 	}
 	ASSERT_LE(0, pinger);
 	/* twice as long as a fork of this process takes here */
-	__atomic_store_n(&fp->spread_us, (int)(2 * (now_us() - t)) + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&fp->spread_us, (int)(2 * (ue_now_us() - t)) + 1, __ATOMIC_RELEASE);
 	for (i = 0; i < FORKS; i++) {
 		__atomic_store_n(&fp->started, i + 1, __ATOMIC_RELEASE);
 		pids[i] = fork();
@@ -720,14 +698,6 @@ struct race {
 	int stop;
 };
 
-static void spin_for(unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
 static void *race_thread(void *arg)
 {
 	struct race *r = arg;
@@ -736,7 +706,7 @@ static void *race_thread(void *arg)
 		pthread_barrier_wait(&r->start);
 		if (r->stop)
 			return NULL;
-		spin_for(rand_r(&r->seed) % r->spin);
+		ue_spin(rand_r(&r->seed) % r->spin);
 		r->fn(r);
 		pthread_barrier_wait(&r->done);
 	}
@@ -774,7 +744,7 @@ static int race_start(struct race *r, void (*fn)(struct race *r))
 static void race_go(struct race *r)
 {
 	pthread_barrier_wait(&r->start);
-	spin_for(rand_r(&r->seed) % r->spin);
+	ue_spin(rand_r(&r->seed) % r->spin);
 }
 
 static void race_wait(struct race *r)
@@ -792,30 +762,6 @@ static void race_stop(struct race *r)
 		pthread_join(r->tid2, NULL);
 	pthread_barrier_destroy(&r->start);
 	pthread_barrier_destroy(&r->done);
-}
-
-/*
- * Spins that take about as long as a registration and its unregistration
- * of @desc on @fd at @word, so that the head starts cover the whole ioctl.
- * Each measured for 50 ms at least: the guest's clock may tick coarsely.
- */
-static unsigned int race_calibrate(int fd, const char *desc, void *word)
-{
-	unsigned long long spins = 0, pairs = 0, pairs_us, spin_us;
-	long long t = now_us();
-
-	do {
-		if (uet_register_bits(fd, desc, word, 4, 0, 0, NULL) ||
-		    uet_unregister_bits(fd, word, 0))
-			return 0;
-		pairs++;
-	} while ((pairs_us = now_us() - t) < 50000);
-	t = now_us();
-	do {
-		spin_for(10000);
-		spins += 10000;
-	} while ((spin_us = now_us() - t) < 50000);
-	return spins * pairs_us / pairs / spin_us + 1;
 }
 
 /* A fresh private page at @addr, every byte @c */
@@ -923,7 +869,7 @@ TEST_F_TIMEOUT(slow, munmap_during_register, 300)
 {
 	int fd = open(UE_DATA, O_RDWR), ctl, ctl2, ret, i, c, ok = 0, efault = 0, bad = 0, good;
 	struct race r = { .fn2 = toggle_aux, .aux = "rg_mreg_aux" };
-	long long t = now_us();
+	long long t = ue_now_us();
 
 	if (uet_skip(_metadata, 0))
 		return;
@@ -933,7 +879,7 @@ TEST_F_TIMEOUT(slow, munmap_during_register, 300)
 	r.addr = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, r.addr);
-	r.spin = race_calibrate(fd, "rg_mreg u32 a", r.addr);
+	r.spin = uet_spins_per_reg(fd, "rg_mreg u32 a", r.addr, 4, 0);
 	ASSERT_LT(0, r.spin);
 	ASSERT_EQ(0, race_start(&r, unmap_word));
 	for (i = 0; i < RACE_ROUNDS; i++) {
@@ -960,7 +906,7 @@ TEST_F_TIMEOUT(slow, munmap_during_register, 300)
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the new page", bad, i);
 	TH_LOG("%d rounds in %lld ms (head starts up to %u spins): %d registered, %d EFAULT",
-	       i, (now_us() - t) / 1000, r.spin, ok, efault);
+	       i, (ue_now_us() - t) / 1000, r.spin, ok, efault);
 	race_stop(&r);
 	munmap(r.addr, r.page);
 	close(fd);
@@ -1160,7 +1106,7 @@ TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
 	int fd = open(UE_DATA, O_RDWR), ctl, ret, i, bad = 0, good, bad_how[3] = { 0 };
 	int ordered = 0, bad_ordered = 0, in_order;
 	struct race r = { 0 };
-	long long t = now_us();
+	long long t = ue_now_us();
 	char *mem;
 
 	if (uet_skip(_metadata, 0))
@@ -1176,7 +1122,7 @@ TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
 	mem = mmap(NULL, READER_MB << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, mem);
-	r.spin = race_calibrate(fd, "rg_munreg u32 a", r.addr);
+	r.spin = uet_spins_per_reg(fd, "rg_munreg u32 a", r.addr, 4, 0);
 	ASSERT_LT(0, r.spin);
 	ASSERT_EQ(0, race_start(&r, replace_word));
 	for (i = 0; i < UNREG_ROUNDS; i++) {
@@ -1215,7 +1161,7 @@ TEST_F_TIMEOUT(slow, munmap_during_unregister, 300)
 				 "after mmap() %d, after munmap() and mmap() %d; in order %d of %d",
 				 bad, i, bad_how[0], bad_how[1], bad_how[2], bad_ordered, ordered);
 	TH_LOG("%d rounds in %lld ms (head starts up to %u spins), %d of %d in the order forced",
-	       i, (now_us() - t) / 1000, r.spin, ordered, 2 * i / 30);
+	       i, (ue_now_us() - t) / 1000, r.spin, ordered, 2 * i / 30);
 	munmap(mem, READER_MB << 20);
 	race_stop(&r);
 	close(r.memfd);
@@ -1287,7 +1233,7 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 	int fd = open(UE_DATA, O_RDWR), ctl, i, c, bad = 0, good, status, word = 0;
 	int ready[2], go[2];
 	struct race r = { .signals = 1 };
-	long long t = now_us();
+	long long t = ue_now_us();
 	char got;
 	pid_t pid;
 
@@ -1302,7 +1248,7 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, r.addr);
 	/* a fork takes longer than a registration: twice the ioctl's */
-	r.spin = 2 * race_calibrate(fd, "rg_mfork u32 a", r.addr);
+	r.spin = 2 * uet_spins_per_reg(fd, "rg_mfork u32 a", r.addr, 4, 0);
 	ASSERT_LT(0, r.spin);
 	ASSERT_EQ(0, race_start(&r, move_over_word));
 	for (i = 0; i < FORK_ROUNDS; i++) {
@@ -1340,7 +1286,7 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d rounds wrote into the parent's new page", bad, i);
 	TH_LOG("%d rounds in %lld ms (head starts up to %u spins): the child had the word in %d",
-	       i, (now_us() - t) / 1000, r.spin, word);
+	       i, (ue_now_us() - t) / 1000, r.spin, word);
 	race_stop(&r);
 	signal(SIGUSR1, SIG_DFL);
 	close(ready[0]);
@@ -1450,10 +1396,10 @@ TEST_F_TIMEOUT(slow, memcg_charged, 600)
 static int rg_wait_readable(int fd, long base_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL, left;
+	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL, left;
 	int n;
 
-	while ((left = end - now_us()) > 0) {
+	while ((left = end - ue_now_us()) > 0) {
 		n = poll(&p, 1, (int)(left / 1000) + 1);
 		if (n > 0)
 			return 1;
@@ -1466,7 +1412,7 @@ static int rg_wait_readable(int fd, long base_ms)
 /* Wait up to ue_scale_ms(@base_ms) for child @pid to exit; its status or -1 */
 static int rg_wait_pid(pid_t pid, long base_ms)
 {
-	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL;
+	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL;
 	int status;
 
 	do {
@@ -1477,15 +1423,8 @@ static int rg_wait_pid(pid_t pid, long base_ms)
 		if (got < 0)
 			return -1;
 		usleep(1000);
-	} while (now_us() < end);
+	} while (ue_now_us() < end);
 	return -1;
-}
-
-/* Wait up to ue_scale_ms(@base_ms) for user event @name to be gone; 1 if it is */
-static int rg_wait_gone(const char *name, long base_ms)
-{
-	return ue_wait_for(base_ms, !uet_event_exists("user_events", name),
-			   "user event %s to be gone", name);
 }
 
 /* Where task @pid is in the kernel (/proc/PID/stack), into the test's log */
@@ -1907,7 +1846,7 @@ TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
 	/* the walk did B first: its breakpoint is there */
 	EXPECT_EQ(0xcc, rg_proc_say(&b, 'b'));
 	/* T's event went with its memory, a moment later */
-	EXPECT_TRUE(rg_wait_gone("rg_exitup_ev", 10000))
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_exitup_ev", 10000))
 		TH_LOG("wait expired: T's event to go with its memory");
 
 	EXPECT_EQ(0, uet_write_file(RG_UPROBE_EN, "0", O_TRUNC));
@@ -1957,18 +1896,6 @@ static int rg_uffd_fault(int uffd, struct uffd_msg *msg, long base_ms)
 	if (read(uffd, msg, sizeof(*msg)) != sizeof(*msg))
 		return -1;
 	return msg->event == UFFD_EVENT_PAGEFAULT ? 0 : -1;
-}
-
-/* How many lines of @path contain @needle */
-static int rg_count_in(const char *path, const char *needle)
-{
-	char *text = uet_read_file(path), *p;
-	int n = 0;
-
-	for (p = text; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(text);
-	return n;
 }
 
 /* Perf events counting tracepoint @id, one per CPU; how many, or -1 */
@@ -2092,7 +2019,7 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
 		TH_LOG("wait expired: the write's fault on its missing page");
 	EXPECT_EQ((unsigned long)(buf + 3 * page), msg.arg.pagefault.address & ~(page - 1));
-	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(0, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 	np = rg_perf_cpus(id, perf, 64);
 	ASSERT_LT(0, np) TH_LOG("perf_event_open: %s", strerror(errno));
 	copy.dst = (unsigned long)(buf + 3 * page);
@@ -2103,7 +2030,7 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	EXPECT_EQ(-1, w.ret) TH_LOG("the write returned %zd", w.ret);
 	EXPECT_EQ(E2BIG, w.err);
 	EXPECT_EQ(0, rg_perf_count(perf, np));
-	EXPECT_EQ(0, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(0, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 
 	/* perf's largest payload: both get it; one more byte, nobody */
 	EXPECT_EQ(4 + UE_PERF_MAX_PAYLOAD, write(fd, w.buf, 4 + UE_PERF_MAX_PAYLOAD));
@@ -2112,20 +2039,18 @@ TEST_F_TIMEOUT(slow, perf_attach_during_write, 300)
 	EXPECT_EQ(-1, write(fd, w.buf, w.len));
 	EXPECT_EQ(E2BIG, errno);
 	EXPECT_EQ(1, rg_perf_count(perf, np));
-	EXPECT_EQ(1, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(1, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 	rg_perf_close(perf, np);
 	/* perf gone: ftrace takes the larger one */
 	EXPECT_EQ(w.len, write(fd, w.buf, w.len));
-	EXPECT_EQ(2, rg_count_in(RG_PW_TRACE, " rg_pw:"));
+	EXPECT_EQ(2, uet_count_in(RG_PW_TRACE, " rg_pw:"));
 
 	EXPECT_EQ(0, uet_enable(RG_PW_INST, "rg_pw", 0));
 	EXPECT_EQ(0, rmdir(TRACEFS RG_PW_INST));
 	munmap(buf, 4 * page);
 	close(uffd);
 	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_pw"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_pw"));
 }
 
 struct rg_unreg {
@@ -2146,13 +2071,13 @@ static void *rg_unreg_thread(void *arg)
 /* Wait up to ue_scale_ms(@base_ms) for bit @bit of @word to be @want; 1 if so */
 static int rg_wait_bit(const __u32 *word, int bit, int want, long base_ms)
 {
-	long long end = now_us() + ue_scale_ms(base_ms) * 1000LL;
+	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL;
 
 	do {
 		if (!!(__atomic_load_n(word, __ATOMIC_RELAXED) & (1u << bit)) == want)
 			return 1;
 		usleep(1000);
-	} while (now_us() < end);
+	} while (ue_now_us() < end);
 	return 0;
 }
 
@@ -2279,28 +2204,12 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 	close(uffd);
 	close(fd);
 	close(ctl);
-	fd = open(UE_DATA, O_RDWR);
-	EXPECT_EQ(0, uet_delete(fd, "rg_funreg"));
-	close(fd);
+	EXPECT_EQ(0, uet_delete_named("rg_funreg"));
 }
 
 /* Deleting events whose records a buffer holds -------------------------- */
 
 #define RG_INST "instances/rg_inst/"
-
-/* How many lines of the trace of instance @inst contain @needle */
-static int inst_trace_count(const char *inst, const char *needle)
-{
-	char path[256], *trace, *p;
-	int n = 0;
-
-	snprintf(path, sizeof(path), TRACEFS "%strace", inst);
-	trace = uet_read_file(path);
-	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(trace);
-	return n;
-}
 
 /* A record of "u32 n; __rel_loc char[] s": @n, and "ab" */
 static int write_n_ab(int fd, int widx, __u32 n)
@@ -2354,12 +2263,12 @@ TEST(delete_keeps_instance_records)
 	close(fd);
 
 	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_inst", O_APPEND));
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "tracing_mark_write: rg_imark1\n"));
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "tracing_mark_write: rg_imark2\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "tracing_mark_write: rg_imark1\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "tracing_mark_write: rg_imark2\n"));
 	EXPECT_EQ(1, uet_trace_count("tracing_mark_write: rg_tmark\n"));
 	for (i = 1; i <= 3; i++) {
 		snprintf(line, sizeof(line), "rg_inst: n=%d s=ab\n", i);
-		EXPECT_EQ(1, inst_trace_count(RG_INST, line)) TH_LOG("no '%s'", line);
+		EXPECT_EQ(1, uet_instance_trace_count(RG_INST, line)) TH_LOG("no '%s'", line);
 	}
 	EXPECT_FALSE(uet_event_exists("user_events", "rg_inst"));
 	uet_retired_dir(RG_INST, "user_events", "rg_inst", id, path, sizeof(path));
@@ -2376,8 +2285,8 @@ TEST(delete_keeps_instance_records)
 	EXPECT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
 	ASSERT_EQ(0, uet_enable(RG_INST, "rg_inst", 0));
 	close(fd);
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "rg_inst: m=7\n"));
-	EXPECT_EQ(1, inst_trace_count(RG_INST, "rg_inst: n=2 s=ab\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "rg_inst: m=7\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_INST, "rg_inst: n=2 s=ab\n"));
 
 	/* the instance's buffer cleared: the retired event goes */
 	ASSERT_EQ(0, uet_write_file(TRACEFS RG_INST "trace", "", O_TRUNC));
@@ -2449,7 +2358,7 @@ TEST(retired_on_reader_page)
 	close(fd);
 	/* one record read: its page is the reader page, 19 left unread on it */
 	ASSERT_EQ(0, rp_read_pipe(1));
-	EXPECT_EQ(19, inst_trace_count(RG_RP, "rg_rp: n="));
+	EXPECT_EQ(19, uet_instance_trace_count(RG_RP, "rg_rp: n="));
 	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_rp", O_APPEND));
 	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
 	ASSERT_LE(0, fd);
@@ -2459,14 +2368,14 @@ TEST(retired_on_reader_page)
 	}
 	close(fd);
 	/* wrapped: the markers after the reader page's were overwritten */
-	EXPECT_EQ(0, inst_trace_count(RG_RP, "rg_rp_fill_00001000\n"));
-	EXPECT_EQ(1, inst_trace_count(RG_RP, "rg_rp_fill_00002999\n"));
+	EXPECT_EQ(0, uet_instance_trace_count(RG_RP, "rg_rp_fill_00001000\n"));
+	EXPECT_EQ(1, uet_instance_trace_count(RG_RP, "rg_rp_fill_00002999\n"));
 	EXPECT_EQ(0, uet_reclaim_retired());
 	uet_retired_dir(RG_RP, "user_events", "rg_rp", id, path, sizeof(path));
 	EXPECT_EQ(0, access(path, F_OK));
 	for (i = 1; i < 20; i++) {
 		snprintf(line, sizeof(line), "rg_rp: n=%d\n", i);
-		EXPECT_EQ(1, inst_trace_count(RG_RP, line)) TH_LOG("no '%s'", line);
+		EXPECT_EQ(1, uet_instance_trace_count(RG_RP, line)) TH_LOG("no '%s'", line);
 	}
 	/* the buffer cleared: the event goes */
 	ASSERT_EQ(0, uet_write_file(TRACEFS RG_RP "trace", "", O_TRUNC));

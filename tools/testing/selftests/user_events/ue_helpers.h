@@ -1,175 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the user_events kselftests: how long to wait, tracefs
- * files, registering and deleting events, reading what ftrace recorded.
+ * Helpers shared by the user_events kselftests: registering and deleting
+ * events, reading what ftrace and perf recorded, the harness's timeouts
+ * scaled; and through ue_util.h how long to wait and tracefs files.
  *
  * A program that cannot take the rest (a header test that defines its own
- * struct user_reg) defines UE_TIMING_ONLY before the include: it gets the
- * waits and the harness's scaled timeouts alone.
+ * struct user_reg) defines UE_TIMING_ONLY before the include: it gets
+ * ue_util.h and the harness's scaled timeouts alone.
  */
 #ifndef UE_HELPERS_H
 #define UE_HELPERS_H
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-
-/* How long to wait --------------------------------------------------------
- *
- * No outcome depends on the machine's speed: a test waits for a condition,
- * and the bound that makes a hang fail is generous and scaled by one factor,
- * USER_EVENTS_TIMEOUT_SCALE (a positive decimal, default 1: 3 on a machine
- * three times slower, 0.001 to make waits expire on purpose). A wait that
- * runs out says what it waited for ("# wait expired after N ms (factor F):
- * WHAT") and returns false, so that the ASSERT or EXPECT around it fails
- * under the test's own name. The same factor scales the kselftest harness's timeout of
- * each test (UE_HARNESS_MAIN) and the shell tests' waits (ktap.sh).
- */
-
-/* The bound of a wait for something that comes (a kernel worker's update) */
-#define UE_WAIT_MS	60000
-/*
- * The least timeout of a harness test: a wait expires inside it, and a
- * machine several times slower than ours still finishes the test in it
- */
-#define UE_TEST_TIMEOUT_MIN	(5 * UE_WAIT_MS / 1000)
-
-/* The factor: USER_EVENTS_TIMEOUT_SCALE, 1 when unset or not a positive number */
-static inline double ue_timeout_scale(void)
-{
-	static double scale;
-	const char *env;
-	char *end;
-	double v;
-
-	if (scale > 0)
-		return scale;
-	env = getenv("USER_EVENTS_TIMEOUT_SCALE");
-	v = 1;
-	if (env && *env) {
-		v = strtod(env, &end);
-		if (*end || !(v > 0) || v > 1e6) {
-			fprintf(stderr,
-				"# USER_EVENTS_TIMEOUT_SCALE='%s' is not a positive number: 1 used\n",
-				env);
-			v = 1;
-		}
-	}
-	scale = v;
-	return scale;
-}
-
-/* @base_ms milliseconds times the factor, at least 1 */
-static inline long ue_scale_ms(long base_ms)
-{
-	double ms = base_ms * ue_timeout_scale() + 0.5;
-
-	return ms < 1 ? 1 : (long)ms;
-}
-
-/* @base_s seconds times the factor, rounded up, at least 1 (for alarm()) */
-static inline int ue_scale_s(int base_s)
-{
-	double s = base_s * ue_timeout_scale();
-	int whole = (int)s;
-
-	return whole < s ? whole + 1 : whole < 1 ? 1 : whole;
-}
-
-/*
- * A window in which something must not happen (a late write, a deletion):
- * @base_ms times the factor. It waits for nothing; a test passes the same
- * whatever the machine's speed, a longer window only sees more.
- */
-static inline void ue_sleep_ms(long base_ms)
-{
-	usleep(ue_scale_ms(base_ms) * 1000);
-}
-
-static inline long long ue_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-/* One wait: ue_wait_start(), then ue_wait_over() or ue_wait_next() per try */
-struct ue_wait {
-	long long start_us, end_us;
-	unsigned int pause_us;	/* the next pause of ue_wait_next() */
-};
-
-/* Start a wait of at most @base_ms times the factor */
-static inline void ue_wait_start(struct ue_wait *w, long base_ms)
-{
-	w->start_us = ue_now_us();
-	w->end_us = w->start_us + ue_scale_ms(base_ms) * 1000LL;
-	w->pause_us = 50;
-}
-
-/* Whether its time is up (for a loop that paces itself) */
-static inline bool ue_wait_over(const struct ue_wait *w)
-{
-	return ue_now_us() >= w->end_us;
-}
-
-/* false when its time is up, else true after a pause: 50 us, doubling to 10 ms */
-static inline bool ue_wait_next(struct ue_wait *w)
-{
-	if (ue_wait_over(w))
-		return false;
-	usleep(w->pause_us);
-	if (w->pause_us < 10000)
-		w->pause_us *= 2;
-	return true;
-}
-
-/* kselftest.h's __printf(), where there is one (the bench has none) */
-#if __has_include("../kselftest.h")
 #include "../kselftest.h"
-#define UE_PRINTF_2_3 __printf(2, 3)
-#else
-#define UE_PRINTF_2_3
-#endif
-
-/* "# wait expired after N ms (factor F): WHAT" on stderr, where TH_LOG writes */
-static inline void UE_PRINTF_2_3
-ue_wait_expired(const struct ue_wait *w, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "# wait expired after %lld ms (factor %g): ",
-		(ue_now_us() - w->start_us) / 1000, ue_timeout_scale());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
-
-/*
- * ue_wait_for(BASE_MS, COND, FMT, ...): COND, tried again after a short pause
- * until it is true or BASE_MS times the factor went by; true when it came,
- * else false after ue_wait_expired(FMT, ...) said what was waited for (FMT's
- * arguments are evaluated then: they may show the last value read).
- */
-#define ue_wait_for(base_ms, cond, ...) ({				\
-	struct ue_wait __uw;						\
-	bool __ok;							\
-									\
-	ue_wait_start(&__uw, (base_ms));				\
-	while (!(__ok = !!(cond)) && ue_wait_next(&__uw))		\
-		;							\
-	if (!__ok)							\
-		ue_wait_expired(&__uw, __VA_ARGS__);			\
-	__ok;								\
-})
+/* the waits, tracefs files and perf's ring, shared with ue_bench */
+#include "ue_util.h"
 
 #ifdef __KSELFTEST_HARNESS_H
 /*
@@ -210,10 +54,6 @@ static inline int ue_harness_run(int argc, char **argv)
 #include <sys/mman.h>
 #include <linux/user_events.h>
 
-#define TRACEFS "/sys/kernel/tracing/"
-#define UE_STATUS TRACEFS "user_events_status"
-#define UE_DATA TRACEFS "user_events_data"
-#define UE_DYN TRACEFS "dynamic_events"
 /* The largest payload of any write: a record (8-byte header) of 64 KiB - 1 */
 #define UE_MAX_PAYLOAD (65535 - 8)
 /* The largest payload perf records: PERF_MAX_TRACE_SIZE less its u32 size, the header */
@@ -234,54 +74,16 @@ static inline int uet_delete(int fd, const char *name)
 	return ioctl(fd, DIAG_IOCSDEL, name) ? -errno : 0;
 }
 
-/* Write @text to a tracefs file in one write(); returns 0 or -errno */
-static inline int uet_write_file(const char *path, const char *text, int flags)
+/* Delete @name through an fd of its own (one that holds nothing); 0 or -errno */
+static inline int uet_delete_named(const char *name)
 {
-	int fd = open(path, O_WRONLY | flags), ret = 0;
+	int fd = open(UE_DATA, O_RDWR), ret;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
+	ret = uet_delete(fd, name);
 	close(fd);
 	return ret;
-}
-
-/* The whole file as a malloc()ed string, NULL on error */
-static inline char *uet_read_file(const char *path)
-{
-	size_t len = 0, size = 4096;
-	char *buf = malloc(size);
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((n = read(fd, buf + len, size - len - 1)) > 0) {
-		len += n;
-		if (len + 1 == size) {
-			char *bigger = realloc(buf, 2 * size);
-
-			if (!bigger) {
-				n = -1;
-				break;
-			}
-			buf = bigger;
-			size *= 2;
-		}
-	}
-	close(fd);
-	/* a read error or no memory: no partial file that looks whole */
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
 }
 
 /* The tracepoint id of user event @name (for perf_event_open), or -1 */
@@ -307,15 +109,6 @@ static inline int uet_enable(const char *instance, const char *name, int on)
 	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
 }
 
-/* 1/0 into events/@system/@name/enable (a group's system too); 0 or -errno */
-static inline int uet_enable_in(const char *system, const char *name, int on)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s/enable", system, name);
-	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
-}
-
 static inline int uet_clear_trace(void)
 {
 	return uet_write_file(TRACEFS "trace", "", O_TRUNC);
@@ -324,13 +117,16 @@ static inline int uet_clear_trace(void)
 /* How many lines of trace contain @needle */
 static inline int uet_trace_count(const char *needle)
 {
-	char *trace = uet_read_file(TRACEFS "trace"), *p;
-	int n = 0;
+	return uet_count_in(TRACEFS "trace", needle);
+}
 
-	for (p = trace; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(trace);
-	return n;
+/* How many lines of the trace of @instance ("" or "instances/x/") contain @needle */
+static inline int uet_instance_trace_count(const char *instance, const char *needle)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "%strace", instance);
+	return uet_count_in(path, needle);
 }
 
 /* The line of events/user_events/@name/format about @what, or "" */
@@ -404,9 +200,6 @@ static inline int uet_status_active(void)
 
 /* Perf, eBPF and the tracefs files they need -------------------------- */
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
-
 /* What a test needs besides root, tracefs and user_events: UE_NEED_* */
 #define UE_NEED_PERF	0x1	/* perf_event_open() on tracepoints */
 #define UE_NEED_BPF	0x2	/* the bpf() system call */
@@ -475,27 +268,7 @@ static inline const unsigned char *uet_map_status(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/*
- * A perf event on tracepoint @id for task @pid (0: the caller, -1: all) on
- * @cpu (-1: all), sampling every write with PERF_SAMPLE_RAW when @raw (the
- * count read() returns is followed by the lost samples); an fd or -1
- */
-static inline int uet_perf_open(int id, int pid, int cpu, int raw)
-{
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.config = id,
-		.sample_period = 1,
-		.sample_type = raw ? PERF_SAMPLE_RAW : 0,
-		.read_format = PERF_FORMAT_LOST,
-		.wakeup_events = 1,
-	};
-
-	return syscall(__NR_perf_event_open, &pe, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* Helpers of the enable-bit ABI (bits_test, stress_test) ----------------- */
+/* Helpers of the enable-bit ABI ------------------------------------------- */
 
 /*
  * Register @desc on @fd through the enable-bit ABI: the kernel keeps bit
@@ -534,13 +307,54 @@ static inline int uet_unregister_bits(int fd, void *addr, int bit)
 	return ioctl(fd, DIAG_IOCSUNREG, &unreg) ? -errno : 0;
 }
 
-/* Whether events/@system/@name exists (system "user_events", ...) */
-static inline int uet_event_exists(const char *system, const char *name)
+/*
+ * The first failure among a test's threads and processes, in memory they
+ * share: *@failed set and its message in @why (@size bytes); later ones
+ * change nothing. Returns whether it was the first.
+ */
+static inline bool ue_fail_once(int *failed, char *why, size_t size, const char *fmt,
+				va_list ap)
 {
-	char path[512];
+	if (__atomic_exchange_n(failed, 1, __ATOMIC_SEQ_CST))
+		return false;
+	vsnprintf(why, size, fmt, ap);
+	return true;
+}
 
-	snprintf(path, sizeof(path), TRACEFS "events/%s/%s", system, name);
-	return !access(path, F_OK);
+/* A busy loop of @n steps, for a head start in a race */
+static inline void ue_spin(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * Steps of ue_spin() that take about as long as a registration of @desc on
+ * @fd through the enable-bit ABI (bit @bit of the @size-byte word at @word)
+ * and its unregistration, so that head starts drawn below it cover both
+ * calls; each measured for 50 ms at least, as the guest's clock may tick
+ * coarsely. 0 (errno set) when a call fails.
+ */
+static inline unsigned int uet_spins_per_reg(int fd, const char *desc, void *word, int size,
+					     int bit)
+{
+	unsigned long long spins = 0, pairs = 0, pairs_us, spin_us;
+	long long t = ue_now_us();
+
+	do {
+		if (uet_register_bits(fd, desc, word, size, bit, 0, NULL) ||
+		    uet_unregister_bits(fd, word, bit))
+			return 0;
+		pairs++;
+	} while ((pairs_us = ue_now_us() - t) < 50000);
+	t = ue_now_us();
+	do {
+		ue_spin(10000);
+		spins += 10000;
+	} while ((spin_us = ue_now_us() - t) < 50000);
+	return spins * pairs_us / pairs / spin_us + 1;
 }
 
 /* Retired events: deleted, their records still in a buffer ------------ */
