@@ -30,7 +30,8 @@ tracefs=/sys/kernel/tracing
 tests="abi_test dyn_test ftrace_test perf_test"
 known_case=ftrace_test.user.print_fmt
 known_reason="1- and 2-byte integer fields print with %hhd/%hd/%hhu/%hu so that"
-known_reason+=" libtraceevent sign-extends them, upstream expects %d/%u (user_events.rst: Field types)"
+known_reason+=" libtraceevent sign-extends them, upstream expects %d/%u"
+known_reason+=" (user_events.rst: Field types)"
 
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ]; then
