@@ -95,12 +95,19 @@ committer_env() {
 # patch, with git am. Skipped when the patches are those of the last
 # application (their hash in .git/ue-series) and the branch is there.
 series_apply() {
-	local sum p n=0
+	local sum p tip n=0
 	[ "$(cat "$base/.git/ue-origin" 2>/dev/null)" = "$origin" ] || make_base
-	sum=$(series_files | xargs cat "$pdir/series" "$repo/scripts/patches-expand" | sha256sum)
-	if [ "$(cat "$base/.git/ue-series" 2>/dev/null)" = "$sum" ] &&
-		g rev-parse -q --verify series >/dev/null; then
+	sum=$(series_files | xargs cat "$pdir/series" "$repo/scripts/patches-expand" | sha256sum | cut -d" " -f1)
+	tip=$(g rev-parse -q --verify series || true)
+	if [ "$(cat "$base/.git/ue-series" 2>/dev/null)" = "$sum $tip" ]; then
 		return 0
+	fi
+	# commits made by hand on branch series and not written back: kept
+	if [ -n "$tip" ] && [ -f "$base/.git/ue-series" ] &&
+		[ "$(cut -d' ' -f2 "$base/.git/ue-series")" != "$tip" ]; then
+		g branch -f series-unexported series
+		echo "patches: branch series of $base had commits not in patches/; kept as" \
+			"branch series-unexported (scripts/patches-fold --export writes series to patches/)" >&2
 	fi
 	rm -f "$base/.git/ue-series"
 	g am --abort >/dev/null 2>&1 || true
@@ -119,7 +126,7 @@ series_apply() {
 			return 1
 		fi
 	done
-	echo "$sum" > "$base/.git/ue-series"
+	echo "$sum $(g rev-parse series)" > "$base/.git/ue-series"
 }
 
 # The tree the series must end at, as a git tree object (no checkout): the
