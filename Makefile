@@ -7,7 +7,7 @@ export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
 S := scripts
 DEMO := tools/user_events/demo
 
-.PHONY: all demo check bench bench-profile fuzz soak poke-stress patches patches-check patches-fold kernel bench-kernel selftests lint tree deps shell help clean distclean
+.PHONY: all demo check bench bench-profile fuzz soak poke-stress patches patches-check patches-fold patches-conformance kernel bench-kernel selftests lint tree deps shell help clean distclean
 
 all: demo
 
@@ -28,6 +28,8 @@ help:
 	@echo 'make patches-fold P=N [F="FILE..."] [NEW=MSGFILE]  fold a change of the overlay'
 	@echo '                into patch N of the series, or (NEW) make it a patch of its own'
 	@echo '                (after patch P if given); scripts/patches-fold --help'
+	@echo 'make patches-conformance  boot the kernel of each commit of the series that'
+	@echo '                changes it and run Linux 6.12'"'"'s user_events selftests on it'
 	@echo 'make patches-check  make patches, then git am each patch on the base tree'
 	@echo '                and build after each (kernel, library, command, selftests)'
 	@echo 'make kernel     prepare the tree and build the test kernel only'
@@ -86,6 +88,10 @@ patches: deps
 
 patches-check: deps
 	@$(S)/patches-check
+
+patches-conformance: selftests
+	@$(S)/build-conformance
+	@$(S)/patches-conformance
 
 patches-fold:
 	@$(S)/patches-fold $(if $(NEW),--new $(NEW) $(if $(P),--after $(P)),$(if $(P),$(P),--diff)) $(F)
