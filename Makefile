@@ -7,7 +7,7 @@ export BUILD_DIR KERNEL_SRC KERNEL_TARBALL
 S := scripts
 DEMO := tools/user_events/demo
 
-.PHONY: all demo check bench bench-profile fuzz soak poke-stress patches patches-check kernel bench-kernel selftests lint tree deps shell help clean distclean
+.PHONY: all demo check bench bench-profile fuzz soak poke-stress patches patches-check patches-fold patches-conformance kernel bench-kernel selftests lint tree deps shell help clean distclean
 
 all: demo
 
@@ -22,8 +22,14 @@ help:
 	@echo 'make soak       the long runs make check leaves out (soak_test) in the VM'
 	@echo 'make poke-stress  patch the sched tracepoints POKE_ITERATIONS (200) times while'
 	@echo '                both vCPUs run them: proves the VM runs live-patched kernel text'
-	@echo 'make patches    the overlay as a git format-patch series in build/patches/'
-	@echo '                against the pristine base tree; checkpatch --strict on it'
+	@echo 'make patches    apply the series of patches/ to the pristine base tree, check it'
+	@echo '                ends at the overlay, write it (and a cover letter) to build/patches/;'
+	@echo '                checkpatch --strict on it'
+	@echo 'make patches-fold P=N [F="FILE..."] [NEW=MSGFILE]  fold a change of the overlay'
+	@echo '                into patch N of the series, or (NEW) make it a patch of its own'
+	@echo '                (after patch P if given); scripts/patches-fold --help'
+	@echo 'make patches-conformance  boot the kernel of each commit of the series that'
+	@echo '                changes it and run Linux 6.12'"'"'s user_events selftests on it'
 	@echo 'make patches-check  make patches, then git am each patch on the base tree'
 	@echo '                and build after each (kernel, library, command, selftests)'
 	@echo 'make kernel     prepare the tree and build the test kernel only'
@@ -82,6 +88,13 @@ patches: deps
 
 patches-check: deps
 	@$(S)/patches-check
+
+patches-conformance: selftests
+	@$(S)/build-conformance
+	@$(S)/patches-conformance
+
+patches-fold:
+	@$(S)/patches-fold $(if $(NEW),--new $(NEW) $(if $(P),--after $(P)),$(if $(P),$(P),--diff)) $(F)
 
 CMD ?= uname -a
 shell: kernel

@@ -1,4 +1,0 @@
-/*
- * Create the event @cmd (past @skip bytes) describes, or find it if it
- * exists with its fields
- */
