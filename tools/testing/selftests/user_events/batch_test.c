@@ -7,6 +7,9 @@
  * ends the batch with the ones before it recorded and their bytes returned,
  * or its errno when it is the first; a missing page is faulted in and the
  * record tried again; a batch past USER_EVENTS_BATCH_MAX is EMSGSIZE.
+ *
+ * Built twice: batch32_test is the same program as a 32-bit process
+ * (-m32), whose batches must be the same bytes and give the same records.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -123,7 +126,7 @@ FIXTURE_SETUP(batch)
 	if (uet_skip(_metadata, 0))
 		return;
 	self->page = uet_map_status();
-	ASSERT_NE(NULL, self->page);
+	ASSERT_TRUE(!!self->page);
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, uet_clear_trace());
@@ -479,7 +482,7 @@ TEST_F(batch, fault_mid_batch)
 	ASSERT_LE(0, mfd);
 	ASSERT_EQ(0, ftruncate(mfd, 3 * page));
 	buf = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_TRUE(buf != MAP_FAILED);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
 	memcpy(buf, &v, 4);
 	off = 4;
@@ -548,7 +551,7 @@ TEST_F(batch, instance_and_filter)
 	EXPECT_EQ(0, uet_trace_count("bt_a: a=52\n"));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=53\n"));
 	trace = uet_read_file(TRACEFS "instances/ue_batch/trace");
-	ASSERT_NE(NULL, trace);
+	ASSERT_TRUE(!!trace);
 	for (n = 0, i = 0; i < 6; i++) {
 		char want[32];
 
@@ -581,7 +584,7 @@ TEST_F(batch, perf_samples)
 	pc = uet_perf_open(id, 0, -1, 0);
 	ASSERT_LE(0, pc);
 	meta = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, p, 0);
-	ASSERT_NE(MAP_FAILED, meta);
+	ASSERT_TRUE(meta != MAP_FAILED);
 	ASSERT_EQ(EVENT_STATUS_PERF, self->page[self->a.status_index]);
 	bat_init(&b, 4096);
 	for (i = 0; i < 10; i++)
