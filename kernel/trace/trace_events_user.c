@@ -1036,6 +1036,26 @@ static unsigned long user_event_payload_iov(const struct iov_iter *from,
 	return nr;
 }
 
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * user_event_payload_iov() of the segments that hold the @len payload bytes
+ * only: a batch's record is followed by the next one in the same iovecs
+ */
+static unsigned long user_event_payload_segs(const struct iov_iter *from,
+					     size_t len,
+					     const struct iovec **iov,
+					     size_t *off)
+{
+	unsigned long nr = user_event_payload_iov(from, iov, off);
+	size_t skip = *off;
+	unsigned long n;
+
+	for (n = 0; n < nr && len; n++, skip = 0)
+		len -= min((*iov)[n].iov_len - skip, len);
+	return n;
+}
+#endif
+
 /*
  * user_event_copy() of a payload that is not one piece of user memory: user
  * iovecs segment by segment, at a fraction of the cost of copy_from_iter()
@@ -1256,7 +1276,8 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 		ctx->data_type = USER_BPF_DATA_USER;
 		ctx->udata = (const void __force *)src;
 	} else {
-		iter.nr_segs = user_event_payload_iov(from, &iter.iov, &off);
+		iter.nr_segs = user_event_payload_segs(from, len, &iter.iov,
+						       &off);
 		iter.iov_offset = off;
 		ctx->data_type = USER_BPF_DATA_ITER;
 		ctx->iter = &iter;
@@ -1602,6 +1623,165 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 	return slot & USER_SLOT_BIT_ABI;
 }
 
+/* Batches ---------------------------------------------------------------- */
+
+/*
+ * A batch (USER_EVENTS_BATCH_INDEX) is records back to back, each a u32 of
+ * its size and the bytes of a single write of that size: the write index
+ * and the payload. Each record is checked and recorded as that write alone
+ * would be, by the same code, with one difference: a record of an event
+ * nobody listens to is skipped whatever the ABI of its index (a batch is
+ * filled before it is written; the event may have lost its consumers in
+ * between). The first record that fails ends the batch: the records
+ * before it are recorded and their bytes returned, as a short write; the
+ * first record's errno is the call's. Every size is the writer's, checked
+ * against the bytes the call was given before anything is read past it.
+ */
+#define USER_BATCH_HEAD_SIZE	sizeof(struct user_batch_rec)
+/* A record's head and write index, read before the rest */
+#define USER_BATCH_MIN_REC	(USER_BATCH_HEAD_SIZE + USER_EVENT_INDEX_SIZE)
+
+/*
+ * The size and the write index of the record at @p, the first 8 of at least
+ * as many bytes of a buffer that passed access_ok(): 0 or -EFAULT
+ */
+static __always_inline int user_batch_get_head(const u32 __user *p, u32 *size,
+					       u32 *idx)
+{
+	if (can_do_masked_user_access())
+		p = masked_user_access_begin(p);
+	else if (!user_read_access_begin(p, USER_BATCH_MIN_REC))
+		return -EFAULT;
+	unsafe_get_user(*size, p, efault);
+	unsafe_get_user(*idx, p + 1, efault);
+	user_read_access_end();
+	return 0;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/* Is @size, read at a record with @rem bytes from its start, the size of one? */
+static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
+{
+	return size >= USER_EVENT_INDEX_SIZE &&
+	       size <= rem - USER_BATCH_HEAD_SIZE;
+}
+
+/*
+ * A batch of @count bytes at @buf, a buffer that passed access_ok(), its
+ * marker first: the bytes taken, or the first record's errno
+ */
+static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
+						     const char __user *buf,
+						     size_t count)
+{
+	const char __user *p = buf + USER_EVENT_INDEX_SIZE;
+	size_t rem = count - USER_EVENT_INDEX_SIZE;
+	/* set whole by iov_iter_ubuf() */
+	struct iov_iter i __uninitialized;
+	struct user_event *ue;
+	u32 size, idx;
+	int ret = 0;
+
+	if (count > USER_EVENTS_BATCH_MAX)
+		return -EMSGSIZE;
+	while (rem) {
+		if (unlikely(rem < USER_BATCH_MIN_REC)) {
+			ret = -EINVAL;
+			break;
+		}
+		ret = user_batch_get_head((const u32 __user *)p, &size, &idx);
+		if (unlikely(ret))
+			break;
+		if (unlikely(!user_batch_size_valid(size, rem))) {
+			ret = -EINVAL;
+			break;
+		}
+		p += USER_BATCH_HEAD_SIZE;
+		ret = user_event_write_check(file, (int)idx,
+					     size - USER_EVENT_INDEX_SIZE, &ue);
+		if (unlikely(ret < 0))
+			break;
+		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)p, size);
+		ret = user_event_emit(ue, &i, p + USER_EVENT_INDEX_SIZE,
+				      size - USER_EVENT_INDEX_SIZE, false);
+		if (unlikely(ret))
+			break;
+		p += size;
+		rem -= USER_BATCH_HEAD_SIZE + size;
+		cond_resched();
+	}
+	/* rem counts from the failed record's head, which p may have passed */
+	if (ret && rem == count - USER_EVENT_INDEX_SIZE)
+		return ret;
+	return count - rem;
+}
+
+/*
+ * A batch in an iterator that is not one user buffer (a writev() of several
+ * segments, io_uring): as user_events_write_batch_ubuf(), each record in an
+ * iterator of its own, that of a single write of it
+ */
+static noinline ssize_t user_events_write_batch_iter(struct file *file,
+						     struct iov_iter *from)
+{
+	size_t total = iov_iter_count(from);
+	const void __user *src;
+	struct user_event *ue;
+	struct iov_iter rec;
+	u32 head[2], size;
+	size_t rem;
+	s64 idx;
+	int ret = 0;
+
+	if (iter_is_ubuf(from))
+		return user_events_write_batch_ubuf(file, from->ubuf +
+						    from->iov_offset, total);
+	if (total > USER_EVENTS_BATCH_MAX)
+		return -EMSGSIZE;
+	iov_iter_advance(from, USER_EVENT_INDEX_SIZE);
+	while ((rem = iov_iter_count(from))) {
+		if (rem < USER_BATCH_MIN_REC) {
+			ret = -EINVAL;
+			break;
+		}
+		/* the head whole first, as user_events_write_batch_ubuf() */
+		rec = *from;
+		if (copy_from_iter(head, sizeof(head), &rec) != sizeof(head)) {
+			ret = -EFAULT;
+			break;
+		}
+		size = head[0];
+		if (!user_batch_size_valid(size, rem)) {
+			ret = -EINVAL;
+			break;
+		}
+		rec = *from;
+		iov_iter_advance(&rec, USER_BATCH_HEAD_SIZE);
+		iov_iter_truncate(&rec, size);
+		idx = user_event_read_index(&rec, size - USER_EVENT_INDEX_SIZE,
+					    &src);
+		if (idx < 0) {
+			ret = idx;
+			break;
+		}
+		ret = user_event_write_check(file, (int)idx,
+					     size - USER_EVENT_INDEX_SIZE, &ue);
+		if (ret < 0)
+			break;
+		ret = user_event_emit(ue, &rec, src,
+				      size - USER_EVENT_INDEX_SIZE, false);
+		if (ret)
+			break;
+		iov_iter_advance(from, USER_BATCH_HEAD_SIZE + size);
+		cond_resched();
+	}
+	if (ret && rem == total - USER_EVENT_INDEX_SIZE)
+		return ret;
+	return total - rem;
+}
+
 /* writev(), and every write that is not one user buffer (io_uring) */
 static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 {
@@ -1618,8 +1798,12 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	if (unlikely(idx < 0))
 		return idx;
 	ret = user_event_write_check(kiocb->ki_filp, (int)idx, len, &ue);
-	if (ret >= 0)
-		ret = user_event_emit(ue, i, src, len, ret);
+	if (unlikely(ret < 0)) {
+		if (idx == USER_EVENTS_BATCH_INDEX)
+			return user_events_write_batch_iter(kiocb->ki_filp, i);
+		return ret;
+	}
+	ret = user_event_emit(ue, i, src, len, ret);
 	return ret < 0 ? ret : len + USER_EVENT_INDEX_SIZE;
 }
 
@@ -1641,11 +1825,14 @@ static ssize_t user_events_write(struct file *file, const char __user *buf,
 	if (unlikely(idx < 0))
 		return idx;
 	ret = user_event_write_check(file, (int)idx, len, &ue);
-	if (ret >= 0) {
-		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
-		ret = user_event_emit(ue, &i, buf + USER_EVENT_INDEX_SIZE, len,
-				      ret);
+	if (unlikely(ret < 0)) {
+		/* not an index of this fd: a batch's marker, or an error */
+		if (idx == USER_EVENTS_BATCH_INDEX)
+			return user_events_write_batch_ubuf(file, buf, count);
+		return ret;
 	}
+	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
+	ret = user_event_emit(ue, &i, buf + USER_EVENT_INDEX_SIZE, len, ret);
 	return ret < 0 ? ret : count;
 }
 

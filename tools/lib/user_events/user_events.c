@@ -814,6 +814,199 @@ ssize_t ue_write_end_general(struct ue_writer *w)
 	return ue_writev(w->ev, w->iov, n);
 }
 
+/* Batches ----------------------------------------------------------------- */
+
+/* The kernel has no batches: it refused one whose first record it takes */
+static int ue_no_batch;
+
+int ue_batch_init(struct ue_batch *b, void *buf, size_t size)
+{
+	uint32_t mark = USER_EVENTS_BATCH_INDEX;
+
+	if (!buf || size < UE_BATCH_MIN)
+		return ue_fail(-EINVAL);
+	b->buf = buf;
+	b->size = size < USER_EVENTS_BATCH_MAX ? size : USER_EVENTS_BATCH_MAX;
+	memcpy(b->buf, &mark, sizeof(mark));
+	b->len = sizeof(mark);
+	b->nr = 0;
+	b->err = 0;
+	return 0;
+}
+
+/* Keep the first error of a record of @b */
+static void ue_batch_fail(struct ue_batch *b, int err)
+{
+	if (!b->err)
+		b->err = err;
+}
+
+/*
+ * Write the record at @rec ([size][index][payload]) alone: why the kernel
+ * refused it in a batch, or how a kernel without batches takes it. Returns
+ * the record's bytes, its size included.
+ */
+static size_t ue_batch_write_one(struct ue_batch *b, const unsigned char *rec)
+{
+	uint32_t size;
+
+	memcpy(&size, rec, sizeof(size));
+	/* EBADF: an enable-bit index while nothing is attached, not recorded */
+	if (write(ue_fd, rec + sizeof(size), size) < 0 && errno != EBADF)
+		ue_batch_fail(b, -errno);
+	return sizeof(size) + size;
+}
+
+/* Write the records of @b and empty it */
+static void ue_batch_write(struct ue_batch *b)
+{
+	uint32_t mark = USER_EVENTS_BATCH_INDEX;
+	size_t off = 0;	/* where the marker of what is left goes */
+	ssize_t n;
+	int err;
+
+	while (b->len - off > sizeof(mark)) {
+		if (__atomic_load_n(&ue_no_batch, __ATOMIC_RELAXED)) {
+			off += ue_batch_write_one(b, b->buf + off + sizeof(mark));
+			continue;
+		}
+		/* over the end of the record before, which is written */
+		memcpy(b->buf + off, &mark, sizeof(mark));
+		n = write(ue_fd, b->buf + off, b->len - off);
+		if (n > (ssize_t)sizeof(mark)) {
+			/* a short count stops before the record refused */
+			off += n - sizeof(mark);
+			continue;
+		}
+		err = n < 0 ? errno : EIO;
+		off += ue_batch_write_one(b, b->buf + off + sizeof(mark));
+		/* taken alone, refused in a batch: the kernel has none */
+		if (err == EINVAL && !b->err)
+			__atomic_store_n(&ue_no_batch, 1, __ATOMIC_RELAXED);
+	}
+	b->len = sizeof(mark);
+	b->nr = 0;
+}
+
+int ue_batch_flush(struct ue_batch *b)
+{
+	int err;
+
+	if (b->nr)
+		ue_batch_write(b);
+	err = b->err;
+	b->err = 0;
+	return err ? ue_fail(err) : 0;
+}
+
+/*
+ * Room for a record of @len bytes (write index included) of registered
+ * event @ev, flushing first when the buffer has none: where its payload
+ * goes, the index put before it; NULL when it is larger than the buffer
+ */
+static unsigned char *ue_batch_room(struct ue_batch *b,
+				    const struct ue_event *ev, size_t len)
+{
+	uint32_t size = len;
+	unsigned char *p;
+
+	/* the marker, the size and the record */
+	if (len > b->size - sizeof(size) - sizeof(size))
+		return NULL;
+	if (len > b->size - b->len - sizeof(size))
+		ue_batch_write(b);
+	p = b->buf + b->len;
+	memcpy(p, &size, sizeof(size));
+	memcpy(p + sizeof(size), &ev->write_index, UE_INDEX_SIZE);
+	b->len += sizeof(size) + len;
+	b->nr++;
+	return p + sizeof(size) + UE_INDEX_SIZE;
+}
+
+/* Copy @n iovecs to @p */
+static void ue_gather(unsigned char *p, const struct iovec *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(p, v[i].iov_base, v[i].iov_len);
+		p += v[i].iov_len;
+	}
+}
+
+/* The sum of the lengths of @n iovecs */
+static size_t ue_iov_len(const struct iovec *v, int n)
+{
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += v[i].iov_len;
+	return len;
+}
+
+/* A result of ue_write*() as an add returns it */
+static int ue_batch_alone(ssize_t ret)
+{
+	return ret < 0 ? (int)ret : 0;
+}
+
+int ue_batch_add(struct ue_batch *b, struct ue_event *ev,
+		 const struct iovec *iov, int n)
+{
+	unsigned char *p;
+	int err;
+
+	if (n < 0 || n > UE_MAX_IOV)
+		return ue_fail(-EINVAL);
+	err = ue_event_register(ev);
+	if (err)
+		return err;
+	p = ue_batch_room(b, ev, UE_INDEX_SIZE + ue_iov_len(iov, n));
+	if (!p)
+		return ue_batch_alone(ue_write(ev, iov, n));
+	ue_gather(p, iov, n);
+	return 0;
+}
+
+int ue_batch_add_record(struct ue_batch *b, struct ue_event *ev,
+			const void *payload, size_t len)
+{
+	struct iovec v = { (void *)payload, len };
+
+	return ue_batch_add(b, ev, &v, 1);
+}
+
+int ue_batch_add_writer(struct ue_batch *b, struct ue_writer *w)
+{
+	unsigned char *p;
+	int err, n;
+
+	if (w->general && w->err)
+		return ue_fail(w->err);
+	err = ue_event_register(w->ev);
+	if (err)
+		return err;
+	if (!w->general) {
+		p = ue_batch_room(b, w->ev, w->pos - w->scratch);
+		if (!p)
+			return ue_batch_alone(ue_write_record(w->ev, w->scratch,
+							      w->pos - w->scratch));
+		memcpy(p, w->scratch + UE_INDEX_SIZE,
+		       w->pos - w->scratch - UE_INDEX_SIZE);
+		return 0;
+	}
+	n = ue_write_finish(w);
+	if (n < 0)
+		return n;
+	p = ue_batch_room(b, w->ev, ue_iov_len(w->iov, n));
+	if (!p)
+		return ue_batch_alone(ue_writev(w->ev, w->iov, n));
+	/* the first entry starts with the write index, put there already */
+	ue_gather(p - UE_INDEX_SIZE, w->iov, n);
+	return 0;
+}
+
 /* Errors ------------------------------------------------------------------ */
 
 static const struct {

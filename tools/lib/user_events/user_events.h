@@ -638,6 +638,107 @@ static inline ssize_t ue_write_end(struct ue_writer *w)
 }
 
 /**
+ * struct ue_batch - events gathered in a buffer of the caller's, written
+ *	with one system call
+ * @buf: the caller's buffer
+ * @size: its bytes (at most 1 MiB of them are used: the kernel's limit)
+ * @len: bytes in use: the batch's 4-byte marker, then the records
+ * @nr: records in the buffer
+ * @err: the first error of a record written since the last
+ *	ue_batch_flush(), which returns it
+ *
+ * Many events in one write (see "Writing many events at once" in
+ * Documentation/trace/user_events.rst): a system call is much of what an
+ * event costs. ue_batch_init() gives the batch its buffer. Each
+ * ue_batch_add*() function lays out one record as the matching write
+ * function would write it alone (ue_write_end(), ue_write(),
+ * ue_write_record()), registering the event if it is not yet, and copies it
+ * into the buffer; a record that does not fit is preceded by a flush, and
+ * one larger than the whole buffer is written alone. ue_batch_flush() writes
+ * what the buffer holds.
+ *
+ * Each record is its own event for the kernel: recorded by each consumer,
+ * filtered, with its own time stamp, taken when the batch is written (a
+ * writer that needs the time the event happened puts it in a field). A
+ * record of an event nobody listens to when the batch is written is
+ * skipped, whichever the ABI. A record the kernel refuses is dropped and
+ * its error kept for ue_batch_flush(); the records after it are written.
+ * On a kernel without batches the records are written one by one.
+ *
+ * Test ue_enabled() before adding, as before writing. The data referenced
+ * by a ue_writer is copied by the add: the writer may go after it. A batch
+ * is not for several threads at once: give each thread its own.
+ */
+struct ue_batch {
+	unsigned char *buf;
+	size_t size;
+	size_t len;
+	unsigned int nr;
+	int err;
+};
+
+/**
+ * ue_batch_init() - give a batch its buffer
+ * @b: the batch
+ * @buf: the buffer, the caller's until the batch is no longer used
+ * @size: its bytes: at least UE_BATCH_MIN
+ *
+ * Return: 0, or -EINVAL for a NULL @buf or too small a @size.
+ */
+int ue_batch_init(struct ue_batch *b, void *buf, size_t size);
+
+/* The smallest batch buffer: the marker and one record of 8 payload bytes */
+#define UE_BATCH_MIN 20
+
+/**
+ * ue_batch_add_writer() - add the event laid out in a ue_writer
+ * @b: the batch
+ * @w: the writer, after the ue_add_*() calls, instead of ue_write_end()
+ *
+ * Return: 0 once the record is in the batch (or, larger than the buffer,
+ * was written alone: then as ue_write_end()), or a negative errno: the
+ * first error of the ue_add_*() calls, or of the registration.
+ */
+int ue_batch_add_writer(struct ue_batch *b, struct ue_writer *w);
+
+/**
+ * ue_batch_add() - add an event from the caller's iovecs
+ * @b: the batch
+ * @ev: the event
+ * @iov: the payload, as for ue_write()
+ * @n: entries in @iov (at most UE_MAX_IOV)
+ *
+ * Return: as ue_batch_add_writer().
+ */
+int ue_batch_add(struct ue_batch *b, struct ue_event *ev,
+		 const struct iovec *iov, int n);
+
+/**
+ * ue_batch_add_record() - add an event from a payload laid out by the caller
+ * @b: the batch
+ * @ev: the event
+ * @payload: the fields, laid out as the description says
+ * @len: their bytes
+ *
+ * Return: as ue_batch_add_writer().
+ */
+int ue_batch_add_record(struct ue_batch *b, struct ue_event *ev,
+			const void *payload, size_t len);
+
+/**
+ * ue_batch_flush() - write the records of a batch
+ * @b: the batch
+ *
+ * One write() for the lot, unless the kernel refuses a record: then that
+ * record is dropped, and the rest written from the next one.
+ *
+ * Return: 0, or the first negative errno of a record written since the
+ * last flush (by this call or by an add that found the buffer full);
+ * @b is empty either way.
+ */
+int ue_batch_flush(struct ue_batch *b);
+
+/**
  * ue_strerror() - what an error of the library means for a writer
  * @err: an errno value, negative or positive
  *

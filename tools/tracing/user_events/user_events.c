@@ -47,11 +47,13 @@ static const char usage_text[] =
 "                            are still registered, the status is the first\n"
 "                            failure's\n"
 "  delete NAME               delete the event\n"
-"  emit [-n COUNT] EVENT [FIELD=VALUE ...]\n"
+"  emit [-n COUNT] EVENT [FIELD=VALUE ...] [-- EVENT [FIELD=VALUE ...] ...]\n"
 "                            write the event once (COUNT times); EVENT is a\n"
 "                            name, whose fields are read from tracefs, or a\n"
 "                            whole description 'NAME FIELDS'; fields not given\n"
-"                            are 0 or empty\n"
+"                            are 0 or empty. Several events, separated by --\n"
+"                            (at most 64), go in one write, a batch (COUNT\n"
+"                            times each, in batches of up to 1 MiB), in order\n"
 "  format NAME               print the event's description and its fields\n"
 "  help, --help, -h          this text\n"
 "\n"
@@ -86,6 +88,7 @@ static const char usage_text[] =
 "  " PROG " register 'job_done u32 id; s32 rc; __rel_loc char[] name'\n"
 "  echo 1 > /sys/kernel/tracing/events/user_events/job_done/enable\n"
 "  " PROG " emit job_done id=42 rc=-1 name=backup\n"
+"  " PROG " emit job_done id=1 -- job_done id=2 rc=3   # one write\n"
 "  " PROG " --abi=status emit 'ping u64 seq' seq=7   # registers ping if needed\n"
 "  " PROG " status\n"
 "  " PROG " format job_done\n"
@@ -436,23 +439,82 @@ static int lookup(const char *event, struct uec_desc *d)
 	return EXIT_OK;
 }
 
+/* Most events of one emit */
+#define EMIT_MAX_EVENTS 64
+
+/* One event of an emit: registered, its record encoded */
+struct emit_event {
+	struct uec_desc *d;
+	struct ue_event ev;
+	unsigned char *rec;
+	int len;
+};
+
+/* Look up, encode and register EVENT (@argv[0]) with its @argc values */
+static int emit_prepare(struct emit_event *e, int argc, char **argv)
+{
+	char err[512];
+	int ret;
+
+	e->d = calloc(1, sizeof(*e->d));
+	e->rec = malloc(UEC_MAX_RECORD);
+	if (!e->d || !e->rec) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_KERNEL;
+	}
+	ret = lookup(argv[0], e->d);
+	if (ret)
+		return ret;
+	e->len = uec_encode(e->d, (const char * const *)argv + 1, argc - 1,
+			    e->rec, UEC_MAX_RECORD, err, sizeof(err));
+	if (e->len < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return EXIT_USAGE;
+	}
+	ue_event_init(&e->ev, e->d->text);
+	ret = ue_event_register(&e->ev);
+	if (ret) {
+		report("register", ret);
+		if (ret == -EINVAL)
+			show_error_log();
+		return EXIT_KERNEL;
+	}
+	return EXIT_OK;
+}
+
+/* COUNT times each of the @nr events, in batches */
+static int emit_batches(struct emit_event *evs, int nr, long count)
+{
+	static unsigned char buf[USER_EVENTS_BATCH_MAX];
+	struct ue_batch b;
+	long i;
+	int k, ret;
+
+	ret = ue_batch_init(&b, buf, sizeof(buf));
+	for (i = 0; !ret && i < count; i++)
+		for (k = 0; !ret && k < nr; k++)
+			ret = ue_batch_add_record(&b, &evs[k].ev, evs[k].rec,
+						  evs[k].len);
+	if (!ret)
+		ret = ue_batch_flush(&b);
+	return ret ? report("write", ret) : EXIT_OK;
+}
+
 static int cmd_emit(int argc, char **argv)
 {
-	static unsigned char rec[UEC_MAX_RECORD];
-	static struct uec_desc d;
-	struct ue_event ev;
+	static struct emit_event evs[EMIT_MAX_EVENTS];
 	struct iovec iov;
 	long count = 1, i;
-	char err[512], *end;
+	int nr = 0, ret, opt, end;
+	char *endp;
 	ssize_t n;
-	int len, ret, opt;
 
 	optind = 1;
 	while ((opt = getopt(argc, argv, "+n:")) != -1) {
 		switch (opt) {
 		case 'n':
-			count = strtol(optarg, &end, 0);
-			if (*end || count < 0) {
+			count = strtol(optarg, &endp, 0);
+			if (*endp || count < 0) {
 				fprintf(stderr, PROG ": bad count '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -469,28 +531,26 @@ static int cmd_emit(int argc, char **argv)
 	ret = open_files(opt_abi);
 	if (ret)
 		return ret;
-	ret = lookup(argv[optind], &d);
-	if (ret)
-		return ret;
-	len = uec_encode(&d, (const char * const *)argv + optind + 1,
-			 argc - optind - 1, rec, sizeof(rec), err, sizeof(err));
-	if (len < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return EXIT_USAGE;
+	/* EVENT [FIELD=VALUE ...], separated by -- */
+	for (i = optind; i < argc; i = end + 1) {
+		for (end = i; end < argc && strcmp(argv[end], "--"); end++)
+			;
+		if (end == i || nr == EMIT_MAX_EVENTS) {
+			fprintf(stderr, PROG ": %s\n", end == i ?
+				"an empty event between --" : "more than 64 events");
+			return EXIT_USAGE;
+		}
+		ret = emit_prepare(&evs[nr++], end - i, argv + i);
+		if (ret)
+			return ret;
 	}
-	ue_event_init(&ev, d.text);
-	ret = ue_event_register(&ev);
-	if (ret) {
-		report("register", ret);
-		if (ret == -EINVAL)
-			show_error_log();
-		return EXIT_KERNEL;
-	}
-	iov.iov_base = rec;
-	iov.iov_len = len;
+	if (nr > 1)
+		return emit_batches(evs, nr, count);
+	iov.iov_base = evs[0].rec;
+	iov.iov_len = evs[0].len;
 	/* with the enable-bit ABI, 0 while nothing is attached: not recorded */
 	for (i = 0; i < count; i++) {
-		n = ue_write(&ev, &iov, 1);
+		n = ue_write(&evs[0].ev, &iov, 1);
 		if (n < 0)
 			return report("write", n);
 	}

@@ -357,7 +357,7 @@ static int bpf_attach(const char *name)
 /* How a case writes, and what listens */
 enum {
 	W_WRITEV, W_WRITE, W_MARKER, W_MARKER_RAW, W_WRITE_NULL, W_WRITEV_NULL,
-	W_LIB
+	W_LIB, W_BATCH
 };
 enum { A_NONE, A_FTRACE, A_PERF, A_BPF };
 
@@ -371,16 +371,20 @@ enum {
 	C_MARKER_RAW, C_WRITE_NULL, C_WRITEV_NULL, C_WRITEV_BITS,
 	C_FTRACE_BITS, C_PERF_BITS, C_BPF_BITS, C_WRITE_BITS,
 	C_WRITE_FTRACE_BITS, C_LIB_FTRACE_BITS, C_FTRACE_GROUP, C_WRITEV_GROUP,
+	C_BATCH1_FTRACE, C_BATCH4_FTRACE, C_BATCH16_FTRACE, C_BATCH64_FTRACE,
+	C_BATCH1_PERF, C_BATCH4_PERF, C_BATCH16_PERF, C_BATCH64_PERF,
 	NR_CASES
 };
 
 /*
  * @only: the one payload size the case runs at (0: every size); @group:
- * the event of a tenant group (ours only), bench_64 of group "bench"
+ * the event of a tenant group (ours only), bench_64 of group "bench";
+ * @batch: records per write() of a batch (ours only; the figure is per
+ * record, per event)
  */
 static const struct {
 	const char *name, *consumer;
-	int how, attach, bits, only, group;
+	int how, attach, bits, only, group, batch;
 } bench_cases[NR_CASES] = {
 	[C_WRITEV] = { "writev", "none", W_WRITEV, A_NONE },
 	[C_FTRACE] = { "writev", "ftrace", W_WRITEV, A_FTRACE },
@@ -400,7 +404,38 @@ static const struct {
 	[C_LIB_FTRACE_BITS] = { "lib_write_bits", "ftrace", W_LIB, A_FTRACE, 1, 64 },
 	[C_FTRACE_GROUP] = { "writev_group", "ftrace", W_WRITEV, A_FTRACE, 0, 64, 1 },
 	[C_WRITEV_GROUP] = { "writev_group", "none", W_WRITEV, A_NONE, 0, 64, 1 },
+	[C_BATCH1_FTRACE] = { "batch1", "ftrace", W_BATCH, A_FTRACE, 0, 64, 0, 1 },
+	[C_BATCH4_FTRACE] = { "batch4", "ftrace", W_BATCH, A_FTRACE, 0, 64, 0, 4 },
+	[C_BATCH16_FTRACE] = { "batch16", "ftrace", W_BATCH, A_FTRACE, 0, 64, 0, 16 },
+	[C_BATCH64_FTRACE] = { "batch64", "ftrace", W_BATCH, A_FTRACE, 0, 64, 0, 64 },
+	[C_BATCH1_PERF] = { "batch1", "perf", W_BATCH, A_PERF, 0, 64, 0, 1 },
+	[C_BATCH4_PERF] = { "batch4", "perf", W_BATCH, A_PERF, 0, 64, 0, 4 },
+	[C_BATCH16_PERF] = { "batch16", "perf", W_BATCH, A_PERF, 0, 64, 0, 16 },
+	[C_BATCH64_PERF] = { "batch64", "perf", W_BATCH, A_PERF, 0, 64, 0, 64 },
 };
+
+/*
+ * A batch of @n records of @ev's payload (the bytes after the index in
+ * payload[]) in batch_buf: USER_EVENTS_BATCH_INDEX, then [size][index]
+ * [payload] each; its length
+ */
+static uint8_t batch_buf[4 + 64 * (8 + MAX_PAYLOAD)];
+
+static size_t batch_fill(const struct event *ev, const uint8_t *pl, int n)
+{
+	uint32_t mark = USER_EVENTS_BATCH_INDEX, size = 4 + ev->size;
+	size_t len = sizeof(mark);
+	int i;
+
+	memcpy(batch_buf, &mark, sizeof(mark));
+	for (i = 0; i < n; i++) {
+		memcpy(batch_buf + len, &size, 4);
+		memcpy(batch_buf + len + 4, &ev->write_index, 4);
+		memcpy(batch_buf + len + 8, pl, ev->size);
+		len += 8 + ev->size;
+	}
+	return len;
+}
 
 static double figures[NR_CASES][NR_SIZES][ROUNDS];
 static int case_broken[NR_CASES][NR_SIZES];
@@ -415,7 +450,7 @@ static int writes_event(int c)
 {
 	int how = bench_cases[c].how;
 
-	return how == W_WRITEV || how == W_WRITE || how == W_LIB;
+	return how == W_WRITEV || how == W_WRITE || how == W_LIB || how == W_BATCH;
 }
 
 /*
@@ -509,6 +544,9 @@ static int case_runs(int c, int s)
 {
 	if (bench_cases[c].group && !have_group)
 		return 0;
+	/* the peer has no batches */
+	if (bench_cases[c].batch && peer)
+		return 0;
 	return !bench_cases[c].only || bench_cases[c].only == payloads[s];
 }
 
@@ -586,6 +624,20 @@ static ssize_t writes(int c, struct event *ev, struct iovec *iov, int ops,
 		for (i = 0; i < ops && n == want; i++)
 			n = lib_write(i);
 		break;
+	case W_BATCH: {
+		/* @ops records, bench_cases[c].batch a write (the last: the rest) */
+		int per = bench_cases[c].batch, k;
+		ssize_t len = want;
+
+		for (i = 0; i < ops && n == len; i += k) {
+			k = ops - i < per ? ops - i : per;
+			len = 4 + (ssize_t)k * (8 + ev->size);
+			n = write(ev->fd, batch_buf, len);
+		}
+		if (n == len)
+			n = want;
+		break;
+	}
 	}
 	return n;
 }
@@ -604,6 +656,8 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 	int alone = bench_cases[c].how == W_MARKER || bench_cases[c].how == W_LIB;
 	ssize_t want = alone ? ev->size : 4 + ev->size, n;
 	int mark = PROFILE_MARK | c << 8 | s, err = 0;
+	/* a batch: what one write() takes and records */
+	int per = bench_cases[c].how == W_BATCH ? bench_cases[c].batch : 1;
 	uint64_t t0, t1;
 
 	/*
@@ -614,7 +668,9 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 	if (writes_event(c) && ev->word && bench_cases[c].attach == A_NONE)
 		err = EBADF;
 	memcpy(payload, &ev->write_index, 4);
-	ops -= profile;
+	if (per > 1 || bench_cases[c].how == W_BATCH)
+		want = batch_fill(ev, payload + 4, per);
+	ops -= profile * per;
 	t0 = now();
 	n = writes(c, ev, iov, ops, want, err);
 	t1 = now();
@@ -622,7 +678,7 @@ static double run_writes(int c, int s, struct event *ev, int ops)
 		printf("# profile %#x: %s/%s %d bytes\n", mark, bench_cases[c].name,
 		       bench_cases[c].consumer, ev->size);
 		getpgid(mark);
-		n = writes(c, ev, iov, 1, want, err);
+		n = writes(c, ev, iov, per, want, err);
 	}
 	if (n != want) {
 		fail("%s/%s %d bytes: wrote %zd of %zd: %s", bench_cases[c].name,

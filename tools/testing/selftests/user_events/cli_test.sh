@@ -3,9 +3,10 @@
 #
 # cli_test.sh: the user_events command (tools/tracing/user_events) as a
 # shell script uses it: register, emit typed values and find them decoded
-# in trace, status with the status byte decoded, format, delete, and the
-# exit codes it documents (0 ok, 1 usage, 2 the kernel refused, naming the
-# errno, 3 no access to the files, 4 no such event), also as uid 65534;
+# in trace (several events in one write too), status with the status byte
+# decoded, format, delete, and the exit codes it documents (0 ok, 1
+# usage, 2 the kernel refused, naming the errno, 3 no access to the files,
+# 4 no such event), also as uid 65534;
 # and --abi: emit through the enable bit (the default: a write while
 # nothing is attached records nothing, an event it creates goes when it
 # exits, user_events_data is all it needs) or the status page, register
@@ -175,6 +176,11 @@ check "trace shows every value decoded" \
 run 0 "emit -n 3 with a hex value" "$ue" emit -n 3 $ev count=0x10
 check "trace holds the 3 records, fields not given empty" \
 	test "$(trace_count "$ev: count=16 delta=0 tag= raw=00000000 msg= dmsg=")" = 3
+run 0 "emit of several events in one write (a batch)" "$ue" emit -n 2 $ev count=31 -- \
+	$ev count=32 tag=two
+check "each record of the batch in trace, each twice" \
+	test "$(trace_count "$ev: count=31 ")" = 2 -a "$(trace_count "$ev: count=32 delta=0 tag=two ")" = 2
+run 1 "emit with an empty event between --: exit 1" "$ue" emit $ev count=1 -- -- $ev
 run 1 "emit a bad integer: exit 1" "$ue" emit $ev count=abc
 check "the message names the field and what it expects" \
 	grep -q "count.*integer" "$err"

@@ -9,7 +9,9 @@
  * Then the enable-bit ABI alone: the bit follows ftrace and perf, a
  * consumer that leaves before the write (EBADF: "not recorded"), both ABIs
  * on one event in one process, fork() and the inherited bit, and how long
- * the events it creates live.
+ * the events it creates live. Batches: records of the writer, of iovecs
+ * and of the caller's payload in the caller's buffer, flushed explicitly or
+ * when full, a refused record's error, the fallback of a kernel without.
  *
  * The test links the library, built from its source, and calls it through
  * user_events.h as a user does. Each TEST runs in its own process, so each
@@ -299,6 +301,148 @@ TEST_F(lib, errors)
 	/* our own registration holds the event */
 	EXPECT_EQ(-EBUSY, ue_delete_event("lib_test_err"));
 	EXPECT_EQ(-ENOENT, ue_delete_event("lib_test_no_such_event"));
+	lt_cleanup(evs, 1);
+}
+
+/* How many lines of trace hold @needle */
+static int lt_trace_count(const char *needle)
+{
+	const char *p = lt_trace_buf;
+	int n = 0;
+
+	lt_in_trace(needle);
+	while ((p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * A batch: records laid out by the writer (copied and referenced fields),
+ * from iovecs and from the caller's payload, flushed explicitly and when
+ * the buffer is full; each record a line of trace, in order. A record of
+ * an event nobody listens to is skipped without an error.
+ */
+TEST_F(lib, batch_records)
+{
+	struct ue_event fixed = UE_EVENT("lib_test_bfix", "u32 a; u32 b");
+	struct ue_event * const evs[] = { &lt_basic, &fixed };
+	unsigned char buf[64];
+	struct ue_batch b;
+	struct ue_writer w;
+	uint32_t ab[2] = { 5, 6 };
+	struct iovec iov = { ab, sizeof(ab) };
+	char want[64];
+	int i;
+
+	EXPECT_EQ(-EINVAL, ue_batch_init(&b, buf, UE_BATCH_MIN - 1));
+	EXPECT_EQ(-EINVAL, ue_batch_init(&b, NULL, sizeof(buf)));
+	ASSERT_EQ(0, ue_batch_init(&b, buf, sizeof(buf)));
+	ASSERT_EQ(0, ue_event_register(&lt_basic));
+	ASSERT_EQ(0, ue_event_register(&fixed));
+	ASSERT_EQ(0, uet_enable("", "lib_test_basic", 1));
+	ASSERT_EQ(0, uet_enable("", "lib_test_bfix", 1));
+
+	ue_write_begin(&w, &lt_basic);
+	ue_add_u32(&w, 1);
+	ue_add_str(&w, "first");
+	ASSERT_EQ(0, ue_batch_add_writer(&b, &w));
+	ASSERT_EQ(0, ue_batch_add(&b, &fixed, &iov, 1));
+	ab[0] = 7;
+	ASSERT_EQ(0, ue_batch_add_record(&b, &fixed, ab, sizeof(ab)));
+	EXPECT_EQ(3, b.nr);
+	/* nothing written before the flush */
+	EXPECT_FALSE(lt_in_trace("lib_test_basic: count=1 msg=first"));
+	EXPECT_EQ(0, ue_batch_flush(&b));
+	EXPECT_EQ(0, b.nr);
+	EXPECT_TRUE(lt_in_trace("lib_test_basic: count=1 msg=first"));
+	EXPECT_EQ(1, lt_trace_count("lib_test_bfix: a=5 b=6\n"));
+	EXPECT_EQ(1, lt_trace_count("lib_test_bfix: a=7 b=6\n"));
+
+	/* 20 records of 12 bytes in 64: the adds flush the full buffer */
+	for (i = 0; i < 20; i++) {
+		ab[0] = 100 + i;
+		ASSERT_EQ(0, ue_batch_add_record(&b, &fixed, ab, sizeof(ab)));
+	}
+	EXPECT_LT(0, lt_trace_count("lib_test_bfix: a=100 b=6\n"));
+	EXPECT_EQ(0, ue_batch_flush(&b));
+	for (i = 0; i < 20; i++) {
+		snprintf(want, sizeof(want), "lib_test_bfix: a=%d b=6\n", 100 + i);
+		EXPECT_EQ(1, lt_trace_count(want)) TH_LOG("%s", want);
+	}
+
+	/* a record larger than the buffer is written alone */
+	ue_write_begin(&w, &lt_basic);
+	ue_add_u32(&w, 2);
+	ue_add_str(&w, "a string longer than the whole batch buffer of 64 bytes");
+	EXPECT_EQ(0, ue_batch_add_writer(&b, &w));
+	EXPECT_TRUE(lt_in_trace("lib_test_basic: count=2 msg=a string longer"));
+
+	/* nobody listening to lib_test_basic: skipped, no error, either ABI */
+	ASSERT_EQ(0, uet_enable("", "lib_test_basic", 0));
+	ASSERT_EQ(0, uet_clear_trace());
+	ue_write_begin(&w, &lt_basic);
+	ue_add_u32(&w, 3);
+	ue_add_str(&w, "nobody");
+	ASSERT_EQ(0, ue_batch_add_writer(&b, &w));
+	ab[0] = 8;
+	ASSERT_EQ(0, ue_batch_add_record(&b, &fixed, ab, sizeof(ab)));
+	EXPECT_EQ(0, ue_batch_flush(&b));
+	EXPECT_FALSE(lt_in_trace("count=3"));
+	EXPECT_EQ(1, lt_trace_count("lib_test_bfix: a=8 b=6\n"));
+	lt_cleanup(evs, 2);
+}
+
+/*
+ * A record the kernel refuses (a __data_loc past the record: EFAULT) is
+ * dropped and its error returned by the flush; the records after it are
+ * written. A writer's error is the add's. Without batches in the kernel
+ * (the library's fallback, forced) the records go one by one.
+ */
+TEST_F(lib, batch_errors)
+{
+	struct ue_event ev = UE_EVENT("lib_test_berr", "u32 a; __data_loc char[] s");
+	struct ue_event * const evs[] = { &ev };
+	struct { uint32_t a, loc; char s[4]; } good = { 1, 16 | 4 << 16, "abc" },
+		bad = { 2, 16 | 9 << 16, "abc" };
+	unsigned char buf[256];
+	struct ue_batch b;
+	struct ue_writer w;
+
+	ASSERT_EQ(0, ue_batch_init(&b, buf, sizeof(buf)));
+	ASSERT_EQ(0, ue_event_register(&ev));
+	ASSERT_EQ(0, uet_enable("", "lib_test_berr", 1));
+	ASSERT_EQ(0, ue_batch_add_record(&b, &ev, &good, sizeof(good)));
+	ASSERT_EQ(0, ue_batch_add_record(&b, &ev, &bad, sizeof(bad)));
+	good.a = 3;
+	ASSERT_EQ(0, ue_batch_add_record(&b, &ev, &good, sizeof(good)));
+	EXPECT_EQ(-EFAULT, ue_batch_flush(&b));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, lt_trace_count("lib_test_berr: a=1 s=abc\n"));
+	EXPECT_EQ(0, lt_trace_count("a=2"));
+	EXPECT_EQ(1, lt_trace_count("lib_test_berr: a=3 s=abc\n"));
+	/* the error was reported once */
+	EXPECT_EQ(0, ue_batch_flush(&b));
+
+	/* a writer past its limits: the add's error, nothing added */
+	ue_write_begin(&w, &ev);
+	ue_add_u32(&w, 4);
+	ue_add_data_loc_array(&w, buf, 70000);
+	EXPECT_EQ(-E2BIG, ue_batch_add_writer(&b, &w));
+	EXPECT_EQ(0, b.nr);
+
+	/* the fallback: each record alone */
+	ue_no_batch = 1;
+	good.a = 5;
+	ASSERT_EQ(0, ue_batch_add_record(&b, &ev, &good, sizeof(good)));
+	ASSERT_EQ(0, ue_batch_add_record(&b, &ev, &bad, sizeof(bad)));
+	good.a = 6;
+	ASSERT_EQ(0, ue_batch_add_record(&b, &ev, &good, sizeof(good)));
+	EXPECT_EQ(-EFAULT, ue_batch_flush(&b));
+	EXPECT_EQ(1, lt_trace_count("lib_test_berr: a=5 s=abc\n"));
+	EXPECT_EQ(1, lt_trace_count("lib_test_berr: a=6 s=abc\n"));
+	ue_no_batch = 0;
 	lt_cleanup(evs, 1);
 }
 

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * batch_test: many records in one write (USER_EVENTS_BATCH_INDEX). Each
+ * record must reach every consumer as a write of it alone would (ftrace and
+ * its instances, filters, perf, eBPF with either context), in order, for
+ * both ABIs and a group's file, through write() and writev(); a bad record
+ * ends the batch with the ones before it recorded and their bytes returned,
+ * or its errno when it is the first; a missing page is faulted in and the
+ * record tried again; a batch past USER_EVENTS_BATCH_MAX is EMSGSIZE.
+ *
+ * Built twice: batch32_test is the same program as a 32-bit process
+ * (-m32), whose batches must be the same bytes and give the same records.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "ue_helpers.h"
+#include "ue_bpf.h"
+
+/* A batch being built: the marker, then [size][index][payload] records */
+struct bat {
+	unsigned char *buf;
+	size_t len, cap;
+	size_t rec_start[64];	/* where each record (its size) starts */
+	int nr;
+};
+
+static void bat_init(struct bat *b, size_t cap)
+{
+	__u32 mark = USER_EVENTS_BATCH_INDEX;
+
+	b->buf = malloc(cap);
+	b->cap = cap;
+	memcpy(b->buf, &mark, sizeof(mark));
+	b->len = sizeof(mark);
+	b->nr = 0;
+}
+
+/* A record of write index @idx and @plen payload bytes; where its payload is */
+static unsigned char *bat_add(struct bat *b, __u32 idx, const void *payload,
+			      __u32 plen)
+{
+	__u32 size = sizeof(idx) + plen;
+	unsigned char *p = b->buf + b->len;
+
+	if (b->len + 4 + size > b->cap)
+		abort();
+	if (b->nr < (int)ARRAY_SIZE(b->rec_start))
+		b->rec_start[b->nr] = b->len;
+	b->nr++;
+	memcpy(p, &size, 4);
+	memcpy(p + 4, &idx, 4);
+	if (payload)
+		memcpy(p + 8, payload, plen);
+	b->len += 4 + size;
+	return p + 8;
+}
+
+static void bat_add_u32(struct bat *b, __u32 idx, __u32 v)
+{
+	bat_add(b, idx, &v, sizeof(v));
+}
+
+static void bat_add_2u32(struct bat *b, __u32 idx, __u32 v, __u32 w)
+{
+	__u32 p[2] = { v, w };
+
+	bat_add(b, idx, p, sizeof(p));
+}
+
+static ssize_t bat_write(int fd, const struct bat *b)
+{
+	return write(fd, b->buf, b->len);
+}
+
+/*
+ * Whether trace holds each of @needles once, in this order, and their time
+ * stamps do not go back; @n of them
+ */
+static int trace_in_order(const char *const *needles, int n)
+{
+	char *trace = uet_read_file(TRACEFS "trace"), *p = trace, *hit, *ts;
+	double last = 0, t;
+	int i, ok = !!trace;
+
+	for (i = 0; ok && i < n; i++) {
+		hit = strstr(p, needles[i]);
+		if (!hit || strstr(hit + 1, needles[i])) {
+			ok = 0;
+			break;
+		}
+		/* "... [cpu] flags  12.345678: name: ..." */
+		for (ts = hit; ts > trace && ts[-1] != ':'; ts--)
+			;
+		if (ts > trace)
+			ts--;
+		while (ts > trace && ts[-1] != ' ')
+			ts--;
+		t = atof(ts);
+		if (t < last)
+			ok = 0;
+		last = t;
+		p = hit + strlen(needles[i]);
+	}
+	free(trace);
+	return ok;
+}
+
+#define NR_EVENTS 4
+static const char *const names[NR_EVENTS] = { "bt_a", "bt_b", "bt_loc", "bt_bits" };
+
+FIXTURE(batch) {
+	int fd;				/* user_events_data */
+	const unsigned char *page;	/* the status page */
+	struct user_status_reg a, b, loc;	/* status-page ABI */
+	__u32 bits_idx;			/* bt_bits: the enable-bit ABI */
+	__u32 word;			/* its enable word, bit 0 */
+};
+
+FIXTURE_SETUP(batch)
+{
+	if (uet_skip(_metadata, 0))
+		return;
+	self->page = uet_map_status();
+	ASSERT_TRUE(!!self->page);
+	self->fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, uet_register(self->fd, "bt_a u32 a", &self->a));
+	ASSERT_EQ(0, uet_register(self->fd, "bt_b u32 b; u32 c", &self->b));
+	ASSERT_EQ(0, uet_register(self->fd, "bt_loc u32 n; __data_loc char[] s",
+				  &self->loc));
+	self->word = 0;
+	ASSERT_EQ(0, uet_register_bits(self->fd, "bt_bits u32 v", &self->word, 4,
+				       0, 0, &self->bits_idx));
+}
+
+FIXTURE_TEARDOWN(batch)
+{
+	int i;
+
+	if (!self->page)
+		return;
+	for (i = 0; i < NR_EVENTS; i++) {
+		char path[256];
+
+		uet_enable("", names[i], 0);
+		snprintf(path, sizeof(path), TRACEFS "events/user_events/%s/filter",
+			 names[i]);
+		uet_write_file(path, "0", O_TRUNC);
+	}
+	uet_unregister_bits(self->fd, &self->word, 0);
+	close(self->fd);
+	uet_clear_trace();
+	self->fd = open(UE_DATA, O_RDWR);
+	for (i = 0; i < NR_EVENTS; i++)
+		uet_delete(self->fd, names[i]);
+	close(self->fd);
+	munmap((void *)self->page, getpagesize());
+}
+
+/* Records of two events through write(): each a line of its own, in order */
+TEST_F(batch, records_in_order)
+{
+	static const char *const want[] = {
+		"bt_a: a=1\n", "bt_b: b=2 c=3\n", "bt_a: a=4\n", "bt_b: b=5 c=6\n",
+	};
+	struct bat b;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_b", 1));
+	bat_init(&b, 4096);
+	bat_add_u32(&b, self->a.write_index, 1);
+	bat_add_2u32(&b, self->b.write_index, 2, 3);
+	bat_add_u32(&b, self->a.write_index, 4);
+	bat_add_2u32(&b, self->b.write_index, 5, 6);
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(2, uet_trace_count("bt_a: "));
+	EXPECT_EQ(2, uet_trace_count("bt_b: "));
+	EXPECT_TRUE(trace_in_order(want, 4));
+	/* the marker alone: an empty batch, nothing recorded */
+	EXPECT_EQ(4, write(self->fd, b.buf, 4));
+	EXPECT_EQ(4, uet_trace_count("bt_"));
+	free(b.buf);
+}
+
+/*
+ * The same batch through writev() cut at every few bytes, and with each
+ * record in iovecs of its own: the same records
+ */
+TEST_F(batch, writev_any_cut)
+{
+	static const char *const want[] = {
+		"bt_a: a=7\n", "bt_b: b=8 c=9\n", "bt_a: a=10\n",
+	};
+	struct iovec iov[64];
+	struct bat b;
+	size_t off;
+	int n, cut;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_b", 1));
+	bat_init(&b, 4096);
+	bat_add_u32(&b, self->a.write_index, 7);
+	bat_add_2u32(&b, self->b.write_index, 8, 9);
+	bat_add_u32(&b, self->a.write_index, 10);
+	for (cut = 1; cut <= 7; cut += 2) {
+		ASSERT_EQ(0, uet_clear_trace());
+		for (n = 0, off = 0; off < b.len; n++, off += cut) {
+			iov[n].iov_base = b.buf + off;
+			iov[n].iov_len = off + cut > b.len ? b.len - off : cut;
+		}
+		EXPECT_EQ(b.len, writev(self->fd, iov, n)) TH_LOG("cut %d", cut);
+		EXPECT_TRUE(trace_in_order(want, 3)) TH_LOG("cut %d", cut);
+		EXPECT_EQ(3, uet_trace_count("bt_")) TH_LOG("cut %d", cut);
+	}
+	/* one segment: the same as write() */
+	ASSERT_EQ(0, uet_clear_trace());
+	iov[0].iov_base = b.buf;
+	iov[0].iov_len = b.len;
+	EXPECT_EQ(b.len, writev(self->fd, iov, 1));
+	EXPECT_TRUE(trace_in_order(want, 3));
+	free(b.buf);
+}
+
+/*
+ * Both ABIs in one batch; a record of an event nobody listens to is
+ * skipped, for either ABI, while a write of it alone keeps its meaning
+ * (EBADF for the enable-bit ABI, nothing for the status page)
+ */
+TEST_F(batch, both_abis_and_disabled)
+{
+	static const char *const want[] = {
+		"bt_bits: v=11\n", "bt_a: a=12\n", "bt_bits: v=14\n",
+	};
+	__u32 lone[2];
+	struct bat b;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_bits", 1));
+	ASSERT_EQ(1, self->word);
+	bat_init(&b, 4096);
+	bat_add_u32(&b, self->bits_idx, 11);
+	bat_add_u32(&b, self->a.write_index, 12);
+	bat_add_2u32(&b, self->b.write_index, 13, 13);	/* bt_b: not enabled */
+	bat_add_u32(&b, self->bits_idx, 14);
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_TRUE(trace_in_order(want, 3));
+	EXPECT_EQ(0, uet_trace_count("bt_b: "));
+
+	/* nobody on the enable-bit event: skipped in a batch */
+	ASSERT_EQ(0, uet_enable("", "bt_bits", 0));
+	ASSERT_EQ(0, self->word);
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=12\n"));
+	EXPECT_EQ(0, uet_trace_count("bt_bits"));
+	/* alone: EBADF, as before batches */
+	lone[0] = self->bits_idx;
+	lone[1] = 15;
+	EXPECT_EQ(-1, write(self->fd, lone, sizeof(lone)));
+	EXPECT_EQ(EBADF, errno);
+	lone[0] = self->b.write_index;
+	EXPECT_EQ(-1, write(self->fd, lone, sizeof(lone)));
+	EXPECT_EQ(EINVAL, errno);	/* bt_b needs 8 payload bytes */
+	/* the status bytes and the bit did not move */
+	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[self->a.status_index]);
+	EXPECT_EQ(0, self->page[self->b.status_index]);
+	EXPECT_EQ(0, self->word);
+	free(b.buf);
+}
+
+/*
+ * Bad records: a size past the bytes given, a size below the index's, a
+ * head cut short, an unknown or negative index, the marker as an index, too
+ * few payload bytes. First in the batch: its errno, nothing recorded. After
+ * a good record: the good one's bytes, it alone recorded.
+ */
+TEST_F(batch, bad_records)
+{
+	struct bad {
+		const char *what;
+		int err;
+	} bad[] = {
+		{ "size past the end (last)", EINVAL },
+		{ "size below 4", EINVAL },
+		{ "head cut short (last)", EINVAL },
+		{ "unknown index", ENOENT },
+		{ "negative index", EINVAL },
+		{ "marker as index", EINVAL },
+		{ "payload too short", EINVAL },
+	};
+	size_t good, i;
+	__u32 v = 99;
+	struct bat b;
+	int first;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_b", 1));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		for (first = 1; first >= 0; first--) {
+			ASSERT_EQ(0, uet_clear_trace());
+			bat_init(&b, 4096);
+			if (!first)
+				bat_add_u32(&b, self->a.write_index, 20);
+			good = b.len;
+			switch (i) {
+			case 0:
+				bat_add_u32(&b, self->a.write_index, 21);
+				b.len--;
+				break;
+			case 1: {
+				__u32 size = 3;
+
+				memcpy(b.buf + b.len, &size, 4);
+				memcpy(b.buf + b.len + 4, &v, 4);
+				b.len += 8;
+				break;
+			}
+			case 2:
+				memcpy(b.buf + b.len, &v, 4);
+				b.len += 6;
+				break;
+			case 3:
+				bat_add_u32(&b, 1000, 21);
+				break;
+			case 4:
+				bat_add_u32(&b, -2, 21);
+				break;
+			case 5:
+				bat_add_u32(&b, USER_EVENTS_BATCH_INDEX, 21);
+				break;
+			case 6:
+				bat_add_u32(&b, self->b.write_index, 21);
+				break;
+			}
+			/* a good record after the bad one is never reached */
+			if (i != 0 && i != 2)
+				bat_add_u32(&b, self->a.write_index, 22);
+			if (first) {
+				EXPECT_EQ(-1, bat_write(self->fd, &b)) TH_LOG("%s", bad[i].what);
+				EXPECT_EQ(bad[i].err, errno) TH_LOG("%s", bad[i].what);
+				EXPECT_EQ(0, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
+			} else {
+				EXPECT_EQ(good, bat_write(self->fd, &b)) TH_LOG("%s", bad[i].what);
+				EXPECT_EQ(1, uet_trace_count("bt_a: a=20\n"))
+					TH_LOG("%s", bad[i].what);
+				EXPECT_EQ(1, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
+			}
+			free(b.buf);
+		}
+	}
+	/* fewer than 4 bytes after a good record: a head cut short too */
+	bat_init(&b, 4096);
+	bat_add_u32(&b, self->a.write_index, 23);
+	good = b.len;
+	b.len += 3;
+	EXPECT_EQ(good, bat_write(self->fd, &b));
+	free(b.buf);
+}
+
+/* A bad __data_loc ends the batch as it fails a write alone: EFAULT */
+TEST_F(batch, bad_data_loc)
+{
+	struct { __u32 n, loc; char s[4]; } good = { 1, 16 | 4 << 16, "abc" },
+		bad = { 2, 16 | 5 << 16, "abc" };	/* past the record */
+	struct bat b;
+
+	ASSERT_EQ(0, uet_enable("", "bt_loc", 1));
+	bat_init(&b, 4096);
+	bat_add(&b, self->loc.write_index, &good, sizeof(good));
+	bat_add(&b, self->loc.write_index, &bad, sizeof(bad));
+	bat_add(&b, self->loc.write_index, &good, sizeof(good));
+	EXPECT_EQ(4 + 8 + sizeof(good), bat_write(self->fd, &b));
+	EXPECT_EQ(1, uet_trace_count("bt_loc: n=1 s=abc\n"));
+	EXPECT_EQ(0, uet_trace_count("n=2"));
+	/* first: the errno, nothing recorded */
+	free(b.buf);
+	ASSERT_EQ(0, uet_clear_trace());
+	bat_init(&b, 4096);
+	bat_add(&b, self->loc.write_index, &bad, sizeof(bad));
+	bat_add(&b, self->loc.write_index, &good, sizeof(good));
+	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, uet_trace_count("bt_loc"));
+	free(b.buf);
+}
+
+/*
+ * A record larger than an attached consumer records (the ftrace sub-buffer)
+ * is E2BIG as a write alone: the records before it are recorded
+ */
+TEST_F(batch, record_over_consumer_limit)
+{
+	long max = uet_ftrace_max_payload("");
+	unsigned char *pl;
+	struct bat b;
+
+	ASSERT_LT(0, max);
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	bat_init(&b, 3 * max + 64);
+	bat_add_u32(&b, self->a.write_index, 30);
+	pl = bat_add(&b, self->a.write_index, NULL, max);
+	memset(pl, 0, max);
+	pl = bat_add(&b, self->a.write_index, NULL, max + 1);
+	memset(pl, 0, max + 1);
+	bat_add_u32(&b, self->a.write_index, 31);
+	/* the largest fits, the one past it stops the batch */
+	EXPECT_EQ(b.rec_start[2], bat_write(self->fd, &b));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=30\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=0\n"));
+	EXPECT_EQ(0, uet_trace_count("bt_a: a=31\n"));
+	/* first in the batch: E2BIG */
+	memcpy(b.buf + b.rec_start[2] - 4, b.buf, 4);
+	EXPECT_EQ(-1, write(self->fd, b.buf + b.rec_start[2] - 4,
+			    b.len - b.rec_start[2] + 4));
+	EXPECT_EQ(E2BIG, errno);
+	/* nobody listening: the size is not a consumer's business */
+	ASSERT_EQ(0, uet_enable("", "bt_a", 0));
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	free(b.buf);
+}
+
+/*
+ * USER_EVENTS_BATCH_MAX bytes are taken, one more is EMSGSIZE before any
+ * record is read
+ */
+TEST_F(batch, size_limit)
+{
+	size_t rest, plen;
+	struct bat b;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	bat_init(&b, USER_EVENTS_BATCH_MAX + 16);
+	bat_add_u32(&b, self->a.write_index, 40);
+	/* filled to the limit with records of a disabled event */
+	while ((rest = USER_EVENTS_BATCH_MAX - b.len) > 0) {
+		plen = rest - 8 > 60000 ? 60000 : rest - 8;
+		memset(bat_add(&b, self->b.write_index, NULL, plen), 0, plen);
+	}
+	ASSERT_EQ(USER_EVENTS_BATCH_MAX, b.len);
+	EXPECT_EQ(USER_EVENTS_BATCH_MAX, bat_write(self->fd, &b));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=40\n"));
+	b.buf[b.len] = 0;
+	b.len++;
+	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(EMSGSIZE, errno);
+	/* nothing of it recorded */
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=40\n"));
+	free(b.buf);
+}
+
+/* Record @i of bt_a at @off of @buf, of value @v; the offset past it */
+static size_t put_u32_rec(unsigned char *buf, size_t off, __u32 idx, __u32 v)
+{
+	__u32 size = 8;
+
+	memcpy(buf + off, &size, 4);
+	memcpy(buf + off + 4, &idx, 4);
+	memcpy(buf + off + 8, &v, 4);
+	return off + 12;
+}
+
+/*
+ * A page of payload not present (dropped with MADV_DONTNEED from a shared
+ * mapping, so that its bytes stay) is faulted in and the record tried
+ * again: every record once. A page that cannot be read ends the batch
+ * there, the records before it recorded, the bytes up to it returned.
+ */
+TEST_F(batch, fault_mid_batch)
+{
+	long page = getpagesize();
+	int mfd = memfd_create("bt", 0), i;
+	__u32 v = USER_EVENTS_BATCH_INDEX, size, idx;
+	unsigned char *buf;
+	size_t off, head6;
+
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 3 * page));
+	buf = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_TRUE(buf != MAP_FAILED);
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	memcpy(buf, &v, 4);
+	off = 4;
+	for (i = 0; i < 5; i++)
+		off = put_u32_rec(buf, off, self->a.write_index, 100 + i);
+	/* a record of bt_b (nobody listens) up to 8 bytes before page 1 */
+	size = page - 8 - off - 4;
+	idx = self->b.write_index;
+	memcpy(buf + off, &size, 4);
+	memcpy(buf + off + 4, &idx, 4);
+	off += 4 + size;
+	/* its head the last 8 bytes of page 0, its payload on page 1 */
+	head6 = off;
+	ASSERT_EQ(page - 8, head6);
+	off = put_u32_rec(buf, off, self->a.write_index, 150);
+	for (i = 0; i < 5; i++)
+		off = put_u32_rec(buf, off, self->a.write_index, 200 + i);
+
+	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
+	ASSERT_EQ(off, write(self->fd, buf, off));
+	for (i = 0; i < 5; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "bt_a: a=%d\n", 100 + i);
+		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
+		snprintf(want, sizeof(want), "bt_a: a=%d\n", 200 + i);
+		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
+	}
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=150\n"));
+	EXPECT_EQ(11, uet_trace_count("bt_a: "));
+
+	/* page 1 unreadable: the batch ends at the record whose payload it holds */
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
+	EXPECT_EQ(head6, write(self->fd, buf, off));
+	EXPECT_EQ(5, uet_trace_count("bt_a: "));
+	EXPECT_EQ(0, uet_trace_count("bt_a: a=150\n"));
+	/* from that record on: EFAULT */
+	memcpy(buf + head6 - 4, &v, 4);
+	EXPECT_EQ(-1, write(self->fd, buf + head6 - 4, off - head6 + 4));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(5, uet_trace_count("bt_a: "));
+	munmap(buf, 3 * page);
+	close(mfd);
+}
+
+/* Every record in each instance, the event's filter applied to each */
+TEST_F(batch, instance_and_filter)
+{
+	struct bat b;
+	char *trace;
+	int i, n;
+
+	rmdir(TRACEFS "instances/ue_batch");
+	ASSERT_EQ(0, mkdir(TRACEFS "instances/ue_batch", 0755));
+	ASSERT_EQ(0, uet_enable("instances/ue_batch/", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/bt_a/filter",
+				    "a >= 53", O_TRUNC));
+	bat_init(&b, 4096);
+	for (i = 0; i < 6; i++)
+		bat_add_u32(&b, self->a.write_index, 50 + i);
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	/* the top instance's file has the filter */
+	EXPECT_EQ(3, uet_trace_count("bt_a: "));
+	EXPECT_EQ(0, uet_trace_count("bt_a: a=52\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=53\n"));
+	trace = uet_read_file(TRACEFS "instances/ue_batch/trace");
+	ASSERT_TRUE(!!trace);
+	for (n = 0, i = 0; i < 6; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "bt_a: a=%d\n", 50 + i);
+		n += !!strstr(trace, want);
+	}
+	EXPECT_EQ(6, n);
+	free(trace);
+	ASSERT_EQ(0, uet_enable("instances/ue_batch/", "bt_a", 0));
+	EXPECT_EQ(0, rmdir(TRACEFS "instances/ue_batch"));
+	free(b.buf);
+}
+
+/* A perf event counts each record, and its raw samples are the records */
+TEST_F(batch, perf_samples)
+{
+	int id = uet_tracepoint_id("bt_a"), p, page = getpagesize(), i;
+	struct perf_event_mmap_page *meta;
+	struct perf_event_header *hdr;
+	unsigned char *data;
+	struct bat b;
+	__u64 count[2];
+	int pc;
+
+	if (uet_skip(_metadata, UE_NEED_PERF))
+		return;
+	ASSERT_LT(0, id);
+	p = uet_perf_open(id, 0, -1, 1);
+	ASSERT_LE(0, p);
+	pc = uet_perf_open(id, 0, -1, 0);
+	ASSERT_LE(0, pc);
+	meta = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, p, 0);
+	ASSERT_TRUE(meta != MAP_FAILED);
+	ASSERT_EQ(EVENT_STATUS_PERF, self->page[self->a.status_index]);
+	bat_init(&b, 4096);
+	for (i = 0; i < 10; i++)
+		bat_add_u32(&b, self->a.write_index, 60 + i);
+	bat_add_2u32(&b, self->b.write_index, 1, 1);	/* nobody: skipped */
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	ASSERT_EQ(sizeof(count), read(pc, count, sizeof(count)));
+	EXPECT_EQ(10, count[0]);
+	EXPECT_EQ(0, count[1]);
+	/* the samples, in order: [header][u32 size][common header][a] */
+	data = (unsigned char *)meta + page;
+	for (i = 0; i < 10; i++) {
+		hdr = (struct perf_event_header *)data;
+		ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
+		EXPECT_EQ(12, *(__u32 *)(hdr + 1));
+		EXPECT_EQ(60 + i, *(__u32 *)((unsigned char *)(hdr + 1) + 4 + 8));
+		data += hdr->size;
+	}
+	EXPECT_EQ(data - ((unsigned char *)meta + page), meta->data_head);
+	munmap(meta, 2 * page);
+	close(p);
+	close(pc);
+	free(b.buf);
+}
+
+/* What the programs saw (the map's one value) */
+struct seen {
+	__u64 count;		/* runs */
+	__u64 a;		/* first u32 of the payload */
+	__u64 b;		/* second u32 (standard), data_type (BPF_ITER) */
+	__u64 len;		/* data_len (BPF_ITER) */
+};
+
+/* Standard context: count the run, keep the record's two u32, return 1 */
+static int load_standard(int map)
+{
+	struct bpf_insn prog[] = {
+		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 6),
+		MOV_IMM(1, 1),
+		LOCK_ADD(0, 1, 0),
+		LDX(BPF_W, 1, 6, 8),
+		STX(BPF_DW, 0, 1, 8),
+		LDX(BPF_W, 1, 6, 12),
+		STX(BPF_DW, 0, 1, 16),
+		MOV_IMM(0, 1),
+		EXIT(),
+	};
+
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
+}
+
+/*
+ * BPF_ITER context: count the run, keep data_type and data_len, and the
+ * payload's first u32, read at udata or at iov[0].iov_base + iov_offset
+ */
+static int load_iter(int map)
+{
+	struct bpf_insn prog[] = {
+		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 35),
+		MOV_REG(7, 0),
+		MOV_REG(1, 10), ADD_IMM(1, -24), MOV_IMM(2, 16), MOV_REG(3, 6),
+		ADD_IMM(3, USER_BPF_CONTEXT_OFFSET),
+		CALL(BPF_FUNC_probe_read_kernel),
+		MOV_IMM(1, 1),
+		LOCK_ADD(7, 1, 0),
+		LDX(BPF_W, 1, 10, -24),
+		STX(BPF_DW, 7, 1, 16),
+		LDX(BPF_W, 1, 10, -20),
+		STX(BPF_DW, 7, 1, 24),
+		LDX(BPF_DW, 3, 10, -16),
+		LDX(BPF_W, 1, 10, -24),
+		JEQ_IMM(1, USER_BPF_DATA_USER, 13),
+		JNE_IMM(1, USER_BPF_DATA_ITER, 18),
+		MOV_REG(1, 10), ADD_IMM(1, -40), MOV_IMM(2, 16),
+		CALL(BPF_FUNC_probe_read_kernel),
+		LDX(BPF_DW, 3, 10, -32),
+		MOV_REG(1, 10), ADD_IMM(1, -56), MOV_IMM(2, 16),
+		CALL(BPF_FUNC_probe_read_kernel),
+		LDX(BPF_DW, 3, 10, -56),
+		LDX(BPF_W, 1, 10, -40),
+		ADD_REG(3, 1),
+		MOV_REG(1, 10), ADD_IMM(1, -64), MOV_IMM(2, 4),
+		CALL(BPF_FUNC_probe_read_user),
+		LDX(BPF_W, 1, 10, -64),
+		STX(BPF_DW, 7, 1, 8),
+		MOV_IMM(0, 0),
+		EXIT(),
+	};
+
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
+}
+
+/* A perf event of this task on the tracepoint @event, running @prog */
+static int attach(const char *event, int prog)
+{
+	int fd = uet_perf_open(uet_tracepoint_id(event), 0, -1, 1);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A program with the standard context runs once per record */
+TEST_F(batch, bpf_standard)
+{
+	int map, prog, perf, i;
+	struct seen seen;
+	struct bat b;
+
+	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF))
+		return;
+	map = uet_bpf_map(sizeof(seen), 1);
+	ASSERT_LE(0, map);
+	prog = load_standard(map);
+	ASSERT_LE(0, prog);
+	perf = attach("bt_b", prog);
+	ASSERT_LE(0, perf);
+	bat_init(&b, 4096);
+	for (i = 0; i < 7; i++)
+		bat_add_2u32(&b, self->b.write_index, 70 + i, 0xb0 + i);
+	bat_add_u32(&b, self->a.write_index, 1);	/* nobody: skipped */
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &seen));
+	EXPECT_EQ(7, seen.count);
+	EXPECT_EQ(76, seen.a);
+	EXPECT_EQ(0xb6, seen.b);
+	close(perf);
+	close(prog);
+	close(map);
+	free(b.buf);
+}
+
+/*
+ * BPF_ITER: once per record, each given its own payload: at udata for a
+ * write(), in the iovecs for a writev() of several segments
+ */
+TEST_F(batch, bpf_iter)
+{
+	static const __u32 last[3] = { 85, 0, 0 };
+	struct user_status_reg reg;
+	int map, prog, perf, fd, i;
+	struct iovec iov[3];
+	struct seen seen;
+	struct bat b;
+
+	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF))
+		return;
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "bt_iter:BPF_ITER u32 a; u32 b", &reg));
+	map = uet_bpf_map(sizeof(seen), 1);
+	ASSERT_LE(0, map);
+	prog = load_iter(map);
+	ASSERT_LE(0, prog);
+	perf = attach("bt_iter", prog);
+	ASSERT_LE(0, perf);
+
+	bat_init(&b, 4096);
+	for (i = 0; i < 5; i++)
+		bat_add_2u32(&b, reg.write_index, 80 + i, 0);
+	/* the last with 4 bytes more */
+	bat_add(&b, reg.write_index, last, sizeof(last));
+	EXPECT_EQ(b.len, write(fd, b.buf, b.len));
+	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &seen));
+	EXPECT_EQ(6, seen.count);
+	EXPECT_EQ(85, seen.a);
+	EXPECT_EQ(USER_BPF_DATA_USER, seen.b);
+	EXPECT_EQ(12, seen.len);
+
+	/* writev(): the last record's payload in a segment of its own */
+	iov[0].iov_base = b.buf;
+	iov[0].iov_len = b.rec_start[5] + 8;
+	iov[1].iov_base = b.buf + iov[0].iov_len;
+	iov[1].iov_len = 12;
+	EXPECT_EQ(b.len, writev(fd, iov, 2));
+	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &seen));
+	EXPECT_EQ(12, seen.count);
+	EXPECT_EQ(85, seen.a);
+	EXPECT_EQ(USER_BPF_DATA_ITER, seen.b);
+	EXPECT_EQ(12, seen.len);
+	close(perf);
+	close(prog);
+	close(map);
+	close(fd);
+	fd = open(UE_DATA, O_RDWR);
+	EXPECT_EQ(0, uet_delete(fd, "bt_iter"));
+	close(fd);
+	free(b.buf);
+}
+
+/* A group's file takes batches of its own events, into its own system */
+TEST_F(batch, group_file)
+{
+	struct user_status_reg reg;
+	struct bat b;
+	int gfd;
+
+	uet_write_file(TRACEFS "user_events_groups", "!gtbatch", O_APPEND);
+	ASSERT_EQ(0, uet_write_file(TRACEFS "user_events_groups", "gtbatch",
+				    O_APPEND));
+	gfd = open(TRACEFS "user_groups/gtbatch/user_events_data", O_RDWR);
+	ASSERT_LE(0, gfd);
+	ASSERT_EQ(0, uet_register(gfd, "bt_g u32 g", &reg));
+	ASSERT_EQ(0, uet_enable_in("user_events_gtbatch", "bt_g", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	bat_init(&b, 4096);
+	bat_add_u32(&b, reg.write_index, 90);
+	bat_add_u32(&b, reg.write_index, 91);
+	EXPECT_EQ(b.len, write(gfd, b.buf, b.len));
+	EXPECT_EQ(1, uet_trace_count("bt_g: g=90\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_g: g=91\n"));
+	/* an index this fd never gave: ENOENT ends the batch there */
+	free(b.buf);
+	bat_init(&b, 4096);
+	bat_add_u32(&b, reg.write_index, 92);
+	bat_add_u32(&b, self->bits_idx + 1, 93);
+	EXPECT_EQ(16, write(gfd, b.buf, b.len));
+	EXPECT_EQ(1, uet_trace_count("bt_g: g=92\n"));
+	EXPECT_EQ(0, uet_trace_count("=93\n"));
+	ASSERT_EQ(0, uet_enable_in("user_events_gtbatch", "bt_g", 0));
+	close(gfd);
+	uet_clear_trace();
+	gfd = open(TRACEFS "user_groups/gtbatch/user_events_data", O_RDWR);
+	EXPECT_EQ(0, uet_delete(gfd, "bt_g"));
+	close(gfd);
+	EXPECT_EQ(0, uet_write_file(TRACEFS "user_events_groups", "!gtbatch",
+				    O_APPEND));
+	free(b.buf);
+}
+
+UE_HARNESS_MAIN
