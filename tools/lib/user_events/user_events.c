@@ -822,6 +822,7 @@ static int ue_no_batch;
 int ue_batch_init(struct ue_batch *b, void *buf, size_t size)
 {
 	uint32_t mark = USER_EVENTS_BATCH_INDEX;
+	const char *env;
 
 	if (!buf || size < UE_BATCH_MIN)
 		return ue_fail(-EINVAL);
@@ -831,6 +832,9 @@ int ue_batch_init(struct ue_batch *b, void *buf, size_t size)
 	b->len = sizeof(mark);
 	b->nr = 0;
 	b->err = 0;
+	/* one write per record, as on a kernel without batches */
+	env = getenv("USER_EVENTS_BATCH");
+	b->alone = env && !strcmp(env, "off");
 	return 0;
 }
 
@@ -866,7 +870,7 @@ static void ue_batch_write(struct ue_batch *b)
 	int err;
 
 	while (b->len - off > sizeof(mark)) {
-		if (__atomic_load_n(&ue_no_batch, __ATOMIC_RELAXED)) {
+		if (b->alone || __atomic_load_n(&ue_no_batch, __ATOMIC_RELAXED)) {
 			off += ue_batch_write_one(b, b->buf + off + sizeof(mark));
 			continue;
 		}

@@ -663,7 +663,9 @@ static inline ssize_t ue_write_end(struct ue_writer *w)
  * record of an event nobody listens to when the batch is written is
  * skipped, whichever the ABI. A record the kernel refuses is dropped and
  * its error kept for ue_batch_flush(); the records after it are written.
- * On a kernel without batches the records are written one by one.
+ * On a kernel without batches the records are written one by one, as
+ * they are when the environment variable USER_EVENTS_BATCH is "off" when
+ * ue_batch_init() runs.
  *
  * Test ue_enabled() before adding, as before writing. The data referenced
  * by a ue_writer is copied by the add: the writer may go after it. A batch
@@ -675,6 +677,7 @@ struct ue_batch {
 	size_t len;
 	unsigned int nr;
 	int err;
+	int alone;
 };
 
 /**
