@@ -36,6 +36,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/unaligned.h>
+#include <linux/userfaultfd_k.h>
 #include <linux/workqueue.h>
 #include <linux/user_events.h>
 #include <linux/xarray.h>
@@ -3043,38 +3044,81 @@ static unsigned long user_bit_word(unsigned long addr, u8 size, u8 bit,
 }
 
 /*
- * Set or clear @mask in the u32 at @uaddr of @mm, which the caller holds
- * with its mmap_lock read-locked, without faulting: -EFAULT when the page
- * is not there writable (absent, swapped out, copy-on-write, read-only or
- * unmapped) and the bit does not already have the wanted value.
+ * Set or clear @mask in the u32 at @uaddr of @mm, whose mmap_lock the
+ * caller holds read-locked, if the page is there writable. Returns -EFAULT
+ * if it is not (absent, swapped out, copy-on-write, read-only or unmapped).
+ */
+static int user_word_write(struct mm_struct *mm, unsigned long uaddr,
+			   u32 mask, bool set)
+{
+	struct page *page;
+	u32 *word, old, new;
+
+	if (pin_user_pages_remote(mm, uaddr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				  &page, NULL) != 1)
+		return -EFAULT;
+	word = kmap_local_page(page) + offset_in_page(uaddr);
+	old = READ_ONCE(*word);
+	do {
+		new = set ? old | mask : old & ~mask;
+	} while (new != old && !try_cmpxchg(word, &old, new));
+	kunmap_local(word);
+	unpin_user_pages_dirty_lock(&page, 1, new != old);
+	return 0;
+}
+
+/*
+ * Make the anonymous page at @uaddr of @mm, there but write-protected since
+ * a fork(), writable where that waits for nobody: the fault gives it to @mm
+ * alone, reused or copied. Never in a shared mapping (its filesystem may
+ * wait) nor where a userfaultfd may be asked, and FAULT_FLAG_RETRY_NOWAIT
+ * makes a fault that would wait give up instead.
+ */
+static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
+{
+	unsigned int flags = FAULT_FLAG_WRITE | FAULT_FLAG_ALLOW_RETRY |
+			     FAULT_FLAG_RETRY_NOWAIT;
+	struct vm_area_struct *vma = vma_lookup(mm, uaddr);
+
+	if (!vma || (vma->vm_flags & (VM_SHARED | VM_WRITE)) != VM_WRITE ||
+	    userfaultfd_armed(vma))
+		return false;
+	if (mm != current->mm)
+		flags |= FAULT_FLAG_REMOTE;
+	return !(handle_mm_fault(vma, uaddr, flags, NULL) &
+		 (VM_FAULT_ERROR | VM_FAULT_RETRY));
+}
+
+/*
+ * Set or clear @mask in the u32 at @uaddr of @mm, whose mmap_lock the
+ * caller holds read-locked, without waiting for a page: -EFAULT when the
+ * bit does not already have the wanted value and the page is not there
+ * writable (absent, swapped out, read-only or unmapped), unless it is an
+ * anonymous page that user_word_unshare() makes writable at once.
  */
 static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
 			    u32 mask, bool set)
 {
 	struct page *page;
-	u32 *word, old, new;
-	bool same;
+	bool same, anon;
+	u32 *word;
 
 	mmap_assert_locked(mm);
-	if (pin_user_pages_remote(mm, uaddr, 1, FOLL_WRITE | FOLL_NOFAULT,
-				  &page, NULL) == 1) {
-		word = kmap_local_page(page) + offset_in_page(uaddr);
-		old = READ_ONCE(*word);
-		do {
-			new = set ? old | mask : old & ~mask;
-		} while (new != old && !try_cmpxchg(word, &old, new));
-		kunmap_local(word);
-		unpin_user_pages_dirty_lock(&page, 1, new != old);
+	if (!user_word_write(mm, uaddr, mask, set))
 		return 0;
-	}
 	/* a child after fork() shares the parent's page, and its bits */
 	if (get_user_pages_remote(mm, uaddr, 1, FOLL_NOFAULT, &page, NULL) != 1)
 		return -EFAULT;
 	word = kmap_local_page(page) + offset_in_page(uaddr);
 	same = !!(READ_ONCE(*word) & mask) == set;
 	kunmap_local(word);
+	anon = PageAnon(page);
 	put_page(page);
-	return same ? 0 : -EFAULT;
+	if (same)
+		return 0;
+	if (!anon || !user_word_unshare(mm, uaddr))
+		return -EFAULT;
+	return user_word_write(mm, uaddr, mask, set);
 }
 
 /* Make @e's bit say whether @e's event has consumers, if that needs no fault */

@@ -352,6 +352,7 @@ struct peer_ctx {
 enum {
 	P_WAIT,		/* wait for the word to read arg: the last value read */
 	P_QUIET,	/* the word after QUIET_MS (scaled) */
+	P_READ,		/* the word, read once */
 	P_REG,		/* register desc at (addr, bit arg): 0 or -errno */
 	P_UNREG,	/* unregister (addr, bit arg) */
 	P_EXEC,		/* execve() this program, which waits to be killed */
@@ -373,6 +374,8 @@ static __s64 peer_op(struct peer_ctx *c, int op, __u64 arg)
 		return wait_word(c->addr, 8, arg);
 	case P_QUIET:
 		return quiet_word(c->addr, 8);
+	case P_READ:
+		return word(c->addr, 8);
 	case P_REG:
 		return uet_register_bits(c->fd, c->desc, c->addr, 8, arg, 0, NULL);
 	case P_UNREG:
@@ -700,6 +703,45 @@ TEST_F(bits, fork_then_enable)
 		EXPECT_EQ(clear, peer_do(&p, P_WAIT, clear)) TH_LOG("child, round %d", i);
 	}
 	EXPECT_EQ(0, peer_stop(&self->e, &p, 0));
+}
+
+/*
+ * Private anonymous memory that fork() left copy-on-write in both processes
+ * has its bits right when the enable and the disable return, no worker
+ * waited for: the kernel takes the write fault that gives each process its
+ * page. Also once the child is gone and the parent's page is still
+ * write-protected (Linux 6.12's abi_test forks reads it at once).
+ */
+TEST_F(bits, fork_cow_page_at_once)
+{
+	/* enable and disable, with the child there and once it is gone */
+	static const struct { int shared, on; } step[] = {
+		{ 1, 1 }, { 0, 0 }, { 0, 1 }, { 1, 0 },
+	};
+	long psz = getpagesize();
+	char *m = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__u64 *w = (__u64 *)(m + 64);
+	__u64 clear = PATTERN & ~(1ULL << 6), set = clear | 1ULL << 6;
+	struct peer_ctx c = { .fd = self->e.fd, .addr = w };
+	struct peer p;
+	size_t i;
+
+	ASSERT_NE(MAP_FAILED, m);
+	*w = clear;
+	ASSERT_EQ(0, reg(&self->e, "bits_cow u32 v", w, 8, 6, NULL));
+	for (i = 0; i < ARRAY_SIZE(step); i++) {
+		/* neither process writes the page from here on */
+		ASSERT_EQ(0, peer_start(&self->e, &p, &c));
+		if (!step[i].shared)
+			EXPECT_EQ(0, peer_stop(&self->e, &p, 0));
+		ASSERT_EQ(0, uet_enable("", "bits_cow", step[i].on));
+		EXPECT_EQ(step[i].on ? set : clear, word(w, 8)) TH_LOG("step %zu", i);
+		if (!step[i].shared)
+			continue;
+		EXPECT_EQ(step[i].on ? set : clear, peer_do(&p, P_READ, 0)) TH_LOG("step %zu", i);
+		EXPECT_EQ(0, peer_stop(&self->e, &p, 0));
+	}
+	munmap(m, psz);
 }
 
 /*
