@@ -87,6 +87,12 @@ delete_all() {
 	for e in fleet_st fleet_bits fleet_trap fleet_late fleet_anchor; do
 		[ -d "$tracefs/events/user_events/$e" ] || continue
 		echo 0 > "$tracefs/events/user_events/$e/enable" 2>/dev/null
+	done
+	# No records left in a buffer: the deletions remove the events at once.
+	# Else they are retired, and their directories go a minute later, maybe
+	# while the next scenario's trace-cmd lists the systems.
+	: > "$tracefs/trace"
+	for e in fleet_st fleet_bits fleet_trap fleet_late fleet_anchor; do
 		echo "-:$e" >> "$tracefs/dynamic_events" 2>/dev/null
 	done
 	for e in fleet_gst fleet_gbits; do
@@ -420,7 +426,9 @@ record pre "$tmp/go-pre" "$tmp/pre.done" -- \
 received pre "$listen_pid" "$tmp/coll" "$tmp/listen.log"
 expect pre " fleet_late:" "${late_vals[@]}"
 printf 'pre\t fleet_late:\t3\n' > "$out/pre.count"
-# registered persistent: it stays until deleted, then it is gone
+# registered persistent: it stays until deleted, then it is gone (at once:
+# no buffer holds its records, so it is not retired, see delete_all)
+: > "$tracefs/trace"
 "$uecmd" delete fleet_late > /dev/null 2>&1
 "$uecmd" delete fleet_anchor > /dev/null 2>&1
 if [ ! -d "$tracefs/events/user_events/fleet_late" ]; then
