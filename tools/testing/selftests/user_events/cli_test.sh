@@ -179,7 +179,8 @@ check "trace holds the 3 records, fields not given empty" \
 run 0 "emit of several events in one write (a batch)" "$ue" emit -n 2 $ev count=31 -- \
 	$ev count=32 tag=two
 check "each record of the batch in trace, each twice" \
-	test "$(trace_count "$ev: count=31 ")" = 2 -a "$(trace_count "$ev: count=32 delta=0 tag=two ")" = 2
+	test "$(trace_count "$ev: count=31 ")" = 2 -a \
+	"$(trace_count "$ev: count=32 delta=0 tag=two ")" = 2
 run 1 "emit with an empty event between --: exit 1" "$ue" emit $ev count=1 -- -- $ev
 run 1 "emit a bad integer: exit 1" "$ue" emit $ev count=abc
 check "the message names the field and what it expects" \
