@@ -252,11 +252,115 @@ static struct user_event_group user_init_group = {
 	.refs		= REFCOUNT_INIT(1),
 };
 
-static struct user_event_group *user_group_get(struct user_event_group *g);
-static void user_group_put(struct user_event_group *g);
-static unsigned int user_group_max(struct user_event_group *g);
+/* By id, which a group's files hold (i_private): never a pointer; event_mutex */
+static DEFINE_XARRAY_ALLOC1(user_groups);
+static u32 user_group_next_id;
+/* Their limits together, which the default group cannot use */
+static unsigned int user_groups_reserved;
+
+static struct user_event_group *user_group_get(struct user_event_group *g)
+{
+	refcount_inc(&g->refs);
+	return g;
+}
+
+static void user_group_free(struct user_event_group *g)
+{
+	if (g->status_page)
+		__free_page(g->status_page);
+	xa_destroy(&g->by_index);
+	kfree(g->system_multi);
+	kfree(g->system);
+	kfree(g->name);
+	kfree(g);
+}
+
+/* The default group's count never drops to 0: it holds one of its own */
+static void user_group_put(struct user_event_group *g)
+{
+	if (refcount_dec_and_test(&g->refs))
+		user_group_free(g);
+}
+
+/*
+ * How many events @g may have: a tenant group its own limit; the default
+ * group what kernel.user_events_max leaves of the groups' limits, so that
+ * no group can take what another was given
+ */
+static unsigned int user_group_max(struct user_event_group *g)
+{
+	unsigned int max = READ_ONCE(user_events_max);
+
+	if (g->name)
+		return g->max_events;
+	return max > user_groups_reserved ? max - user_groups_reserved : 0;
+}
+
+/* The group of a user_events_data or user_events_status, held; or NULL */
+static struct user_event_group *user_group_of_inode(struct inode *inode)
+{
+	unsigned long id = (unsigned long)inode->i_private;
+	struct user_event_group *g;
+
+	if (!id)
+		return user_group_get(&user_init_group);
+	guard(mutex)(&event_mutex);
+	/* removed meanwhile (ids are not reused soon: cyclic) */
+	g = xa_load(&user_groups, id);
+	return g ? user_group_get(g) : NULL;
+}
+
+static struct user_event_group *user_group_find(const char *name, size_t len)
+{
+	struct user_event_group *g;
+	unsigned long id;
+
+	lockdep_assert_held(&event_mutex);
+	xa_for_each(&user_groups, id, g)
+		if (strlen(g->name) == len && !strncmp(g->name, name, len))
+			return g;
+	return NULL;
+}
+
+#define USER_GROUP_MAX_NAME	32
+
+/*
+ * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME",
+ * "user_events_NAME_multi" and their "_retired" systems are then nobody
+ * else's, but for "multi" and "retired" (the default group's). Not
+ * isalnum() alone: it takes Latin-1 letters too.
+ */
+static bool user_group_name_ok(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!len || len > USER_GROUP_MAX_NAME ||
+	    (len == 5 && !strncmp(name, "multi", 5)) ||
+	    (len == 7 && !strncmp(name, "retired", 7)))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isascii(name[i]) || !isalnum(name[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Is @sys (@len bytes) the system of a tenant group's events,
+ * user_events_GROUP? Then @g is set to that group, NULL if there is none.
+ * A multi-format system is not: "GROUP_multi" is no group's name.
+ */
 static bool user_group_of_system(const char *sys, size_t len,
-				 struct user_event_group **g);
+				 struct user_event_group **g)
+{
+	size_t pre = strlen(USER_EVENTS_SYSTEM) + 1;
+
+	lockdep_assert_held(&event_mutex);
+	if (len <= pre || strncmp(sys, USER_EVENTS_SYSTEM "_", pre) ||
+	    !user_group_name_ok(sys + pre, len - pre))
+		return false;
+	*g = user_group_find(sys + pre, len - pre);
+	return true;
+}
 
 /*
  * The u: command of dynamic_events: filled in and registered at boot
@@ -4012,8 +4116,6 @@ static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 }
 #endif
 
-static struct user_event_group *user_group_of_inode(struct inode *inode);
-
 static int user_events_open(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = kzalloc(sizeof(*ufd), GFP_KERNEL_ACCOUNT);
@@ -4216,121 +4318,10 @@ static const struct file_operations user_status_fops = {
  * writer and in its opener. See "Containers and groups" in
  * Documentation/trace/user_events.rst.
  */
-#define USER_GROUP_MAX_NAME	32
 /* A group's limit of events unless its command gives one */
 #define USER_GROUP_EVENTS	1024
 
-/* By id, which a group's files hold (i_private): never a pointer; event_mutex */
-static DEFINE_XARRAY_ALLOC1(user_groups);
-static u32 user_group_next_id;
-/* Their limits together, which the default group cannot use */
-static unsigned int user_groups_reserved;
 static struct dentry *user_groups_dir;
-
-static struct user_event_group *user_group_get(struct user_event_group *g)
-{
-	refcount_inc(&g->refs);
-	return g;
-}
-
-static void user_group_free(struct user_event_group *g)
-{
-	if (g->status_page)
-		__free_page(g->status_page);
-	xa_destroy(&g->by_index);
-	kfree(g->system_multi);
-	kfree(g->system);
-	kfree(g->name);
-	kfree(g);
-}
-
-/* The default group's count never drops to 0: it holds one of its own */
-static void user_group_put(struct user_event_group *g)
-{
-	if (refcount_dec_and_test(&g->refs))
-		user_group_free(g);
-}
-
-/*
- * How many events @g may have: a tenant group its own limit; the default
- * group what kernel.user_events_max leaves of the groups' limits, so that
- * no group can take what another was given
- */
-static unsigned int user_group_max(struct user_event_group *g)
-{
-	unsigned int max = READ_ONCE(user_events_max);
-
-	if (g->name)
-		return g->max_events;
-	return max > user_groups_reserved ? max - user_groups_reserved : 0;
-}
-
-/* The group of a user_events_data or user_events_status, held; or NULL */
-static struct user_event_group *user_group_of_inode(struct inode *inode)
-{
-	unsigned long id = (unsigned long)inode->i_private;
-	struct user_event_group *g;
-
-	if (!id)
-		return user_group_get(&user_init_group);
-	guard(mutex)(&event_mutex);
-	/* removed meanwhile (ids are not reused soon: cyclic) */
-	g = xa_load(&user_groups, id);
-	return g ? user_group_get(g) : NULL;
-}
-
-static struct user_event_group *user_group_find(const char *name, size_t len)
-{
-	struct user_event_group *g;
-	unsigned long id;
-
-	lockdep_assert_held(&event_mutex);
-	xa_for_each(&user_groups, id, g)
-		if (strlen(g->name) == len && !strncmp(g->name, name, len))
-			return g;
-	return NULL;
-}
-
-/*
- * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME",
- * "user_events_NAME_multi" and their "_retired" systems are then nobody
- * else's, but for "multi" and "retired" (the default group's). Not
- * isalnum() alone: it takes Latin-1 letters too.
- */
-static bool user_group_name_ok(const char *name, size_t len)
-{
-	size_t i;
-
-	if (!len || len > USER_GROUP_MAX_NAME ||
-	    (len == 5 && !strncmp(name, "multi", 5)) ||
-	    (len == 7 && !strncmp(name, "retired", 7)))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isascii(name[i]) || !isalnum(name[i]))
-			return false;
-	return true;
-}
-
-/*
- * Is @sys (@len bytes) the system of a tenant group's events,
- * user_events_GROUP? Then @g is set to that group, NULL if there is none.
- * A multi-format system is not: "GROUP_multi" is no group's name.
- */
-static bool user_group_of_system(const char *sys, size_t len,
-				 struct user_event_group **g)
-{
-	size_t pre = strlen(USER_EVENTS_SYSTEM) + 1;
-
-	lockdep_assert_held(&event_mutex);
-	if (len <= pre || strncmp(sys, USER_EVENTS_SYSTEM "_", pre) ||
-	    !user_group_name_ok(sys + pre, len - pre))
-		return false;
-	*g = user_group_find(sys + pre, len - pre);
-	return true;
-}
-
-static const struct file_operations user_data_fops;
-static const struct file_operations user_status_fops;
 
 /* user_groups/NAME/ and its two files, which know @g by its id */
 static int user_group_add_files(struct user_event_group *g)
