@@ -4262,45 +4262,6 @@ static const struct file_operations user_data_fops = {
 #endif
 };
 
-/*
- * Boot-time set-up failed: no events, ever (the u: command checks the
- * status bytes first, and nothing can have made one before the files exist).
- */
-static void __init user_events_off(const char *why)
-{
-	pr_warn("%s: user_events is off\n", why);
-	user_init_group.status_bytes = NULL;
-	__free_page(user_init_group.status_page);
-	user_init_group.status_page = NULL;
-}
-
-/*
- * The "u:" command of dynamic_events (ops->free runs under event_mutex),
- * and the status page every event needs: without it, no events.
- */
-static int __init trace_events_user_init_early(void)
-{
-	struct dyn_event_operations *ops = &user_event_ops;
-	int ret;
-
-	user_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!user_init_group.status_page) {
-		pr_warn("no memory for the status page: user_events is off\n");
-		return -ENOMEM;
-	}
-	user_init_group.status_bytes = page_address(user_init_group.status_page);
-	ops->create = user_event_create;
-	ops->show = user_event_show;
-	ops->is_busy = user_event_is_busy;
-	ops->free = user_event_free;
-	ops->match = user_event_match;
-	ret = dyn_event_register(ops);
-	if (ret)
-		user_events_off("could not register the u: command");
-	return ret;
-}
-core_initcall(trace_events_user_init_early);
-
 static const struct file_operations user_status_fops = {
 	.mmap		= user_status_mmap,
 	.open		= user_status_open,
@@ -4503,6 +4464,45 @@ static void __init user_groups_init(void)
 }
 
 /* Set-up at boot --------------------------------------------------------- */
+
+/*
+ * Boot-time set-up failed: no events, ever (the u: command checks the
+ * status bytes first, and nothing can have made one before the files exist).
+ */
+static void __init user_events_off(const char *why)
+{
+	pr_warn("%s: user_events is off\n", why);
+	user_init_group.status_bytes = NULL;
+	__free_page(user_init_group.status_page);
+	user_init_group.status_page = NULL;
+}
+
+/*
+ * The "u:" command of dynamic_events (ops->free runs under event_mutex),
+ * and the status page every event needs: without it, no events.
+ */
+static int __init trace_events_user_init_early(void)
+{
+	struct dyn_event_operations *ops = &user_event_ops;
+	int ret;
+
+	user_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!user_init_group.status_page) {
+		pr_warn("no memory for the status page: user_events is off\n");
+		return -ENOMEM;
+	}
+	user_init_group.status_bytes = page_address(user_init_group.status_page);
+	ops->create = user_event_create;
+	ops->show = user_event_show;
+	ops->is_busy = user_event_is_busy;
+	ops->free = user_event_free;
+	ops->match = user_event_match;
+	ret = dyn_event_register(ops);
+	if (ret)
+		user_events_off("could not register the u: command");
+	return ret;
+}
+core_initcall(trace_events_user_init_early);
 
 static struct ctl_table user_event_sysctls[] = {
 	{
