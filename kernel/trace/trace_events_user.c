@@ -4152,6 +4152,16 @@ static int user_events_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static const struct file_operations user_data_fops = {
+	.open = user_events_open, .release = user_events_release,
+	.write		= user_events_write,
+	.write_iter	= user_events_write_iter,
+	.unlocked_ioctl	= user_events_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= user_events_compat_ioctl,
+#endif
+};
+
 /* user_events_status ----------------------------------------------------- */
 
 /* A mapping of a group's status page holds the group (and so the page) */
@@ -4251,16 +4261,6 @@ static int user_status_release(struct inode *inode, struct file *file)
 	user_group_put(((struct seq_file *)file->private_data)->private);
 	return single_release(inode, file);
 }
-
-static const struct file_operations user_data_fops = {
-	.open = user_events_open, .release = user_events_release,
-	.write		= user_events_write,
-	.write_iter	= user_events_write_iter,
-	.unlocked_ioctl	= user_events_ioctl,
-#ifdef CONFIG_COMPAT
-	.compat_ioctl	= user_events_compat_ioctl,
-#endif
-};
 
 static const struct file_operations user_status_fops = {
 	.mmap		= user_status_mmap,
