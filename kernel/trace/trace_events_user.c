@@ -2107,10 +2107,10 @@ static bool user_flags_have(const char *flags, const char *flag)
 
 /* How user_event_find_or_create() registers an event */
 enum {
-	UE_GET_SLOT	= BIT(0),	/* with a status-page byte */
-	UE_GET_KEEP	= BIT(1),	/* until deleted, not while referred to */
-	UE_GET_PERSIST	= BIT(2),	/* USER_EVENT_REG_PERSIST */
-	UE_GET_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
+	UE_REG_SLOT	= BIT(0),	/* with a status-page byte */
+	UE_REG_KEEP	= BIT(1),	/* until deleted, not while referred to */
+	UE_REG_PERSIST	= BIT(2),	/* USER_EVENT_REG_PERSIST */
+	UE_REG_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
 };
 
 /* May @g have no more events? */
@@ -2134,7 +2134,7 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 	user_events_count++;
 	ue->group = user_group_get(g);
 	g->nr_events++;
-	if (how & UE_GET_MULTI) {
+	if (how & UE_REG_MULTI) {
 		ue->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", d->name,
 				     user_event_multi_id++);
 		if (!ue->name) {
@@ -2145,9 +2145,9 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 	} else {
 		ue->name = d->name;
 	}
-	ue->multi = how & UE_GET_MULTI;
-	ue->persist = how & UE_GET_PERSIST;
-	ue->auto_del = !(how & (UE_GET_KEEP | UE_GET_PERSIST));
+	ue->multi = how & UE_REG_MULTI;
+	ue->persist = how & UE_REG_PERSIST;
+	ue->auto_del = !(how & (UE_REG_KEEP | UE_REG_PERSIST));
 	INIT_LIST_HEAD(&ue->enablers);
 	mutex_init(&ue->enablers_lock);
 	ue->flags = d->flags;
@@ -2249,15 +2249,15 @@ static int user_event_add_slot(struct user_event *ue)
  */
 static int user_event_adopt(struct user_event *ue, unsigned int how)
 {
-	if ((how & UE_GET_SLOT) && !ue->index) {
+	if ((how & UE_REG_SLOT) && !ue->index) {
 		int ret = user_event_add_slot(ue);
 
 		if (ret)
 			return ret;
 	}
-	if (how & (UE_GET_KEEP | UE_GET_PERSIST))
+	if (how & (UE_REG_KEEP | UE_REG_PERSIST))
 		ue->auto_del = false;
-	ue->persist |= how & UE_GET_PERSIST;
+	ue->persist |= how & UE_REG_PERSIST;
 	return 0;
 }
 
@@ -2276,7 +2276,7 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 	ue = user_event_alloc(g, d, how);
 	if (!ue)
 		return ERR_PTR(-ENOMEM);
-	ret = how & UE_GET_SLOT ? user_event_add_slot(ue) : 0;
+	ret = how & UE_REG_SLOT ? user_event_add_slot(ue) : 0;
 	if (ret) {
 		user_event_release_memory(ue);
 		return ERR_PTR(ret);
@@ -2294,7 +2294,7 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 
 /*
  * Create the event of @g that @cmd (past @skip bytes) describes, or find it
- * if it exists with its fields; @how is a UE_GET_* mask.
+ * if it exists with its fields; @how is a UE_REG_* mask.
  */
 static struct user_event *user_event_find_or_create(struct user_event_group *g,
 						    const char *cmd,
@@ -2311,7 +2311,7 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 		return ERR_PTR(ret);
 	/* an event that exited processes held is gone, as after their exit */
 	user_event_mm_drop_released(true);
-	if (how & UE_GET_MULTI)
+	if (how & UE_REG_MULTI)
 		ue = user_event_find_multi(g, &d);
 	else
 		ue = user_event_find(g, d.name);
@@ -2911,7 +2911,7 @@ static int user_event_create(const char *raw_command)
 	if (!g)
 		return -ENOENT;
 	ue = user_event_find_or_create(g, raw_command, skip,
-				       UE_GET_SLOT | UE_GET_KEEP, &created);
+				       UE_REG_SLOT | UE_REG_KEEP, &created);
 	return PTR_ERR_OR_ZERO(ue);
 }
 
@@ -3820,7 +3820,7 @@ static char *user_desc_from_user(const char __user *udesc)
 }
 
 /*
- * Register @desc on @file's fd, @how (UE_GET_*), and link @e to it when
+ * Register @desc on @file's fd, @how (UE_REG_*), and link @e to it when
  * given (the enable-bit ABI; the process's now, or freed on an error).
  * Returns the write index or -errno.
  */
@@ -3879,7 +3879,7 @@ static long user_events_ioctl_reg(struct file *file,
 
 	scoped_guard(mutex, &event_mutex) {
 		widx = user_event_fd_register(file, desc,
-					      UE_GET_SLOT | UE_GET_KEEP, NULL, &ue);
+					      UE_REG_SLOT | UE_REG_KEEP, NULL, &ue);
 		if (widx < 0)
 			return widx;
 		reg.status_index = ue->index;
@@ -3960,9 +3960,9 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	if (!umm)
 		return -ENOMEM;
 	if (reg.flags & USER_EVENT_REG_PERSIST)
-		how |= UE_GET_PERSIST;
+		how |= UE_REG_PERSIST;
 	if (reg.flags & USER_EVENT_REG_MULTI_FORMAT)
-		how |= UE_GET_MULTI;
+		how |= UE_REG_MULTI;
 
 	scoped_guard(mutex, &event_mutex) {
 		/* the process's now, or freed */
