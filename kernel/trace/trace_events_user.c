@@ -1777,9 +1777,9 @@ static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
  * A batch of @count bytes at @buf, a buffer that passed access_ok(), its
  * marker first: the bytes taken, or the first record's errno
  */
-static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
-						     const char __user *buf,
-						     size_t count)
+static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
+						   const char __user *buf,
+						   size_t count)
 {
 	const char __user *p = buf + USER_EVENT_INDEX_SIZE;
 	size_t rem = count - USER_EVENT_INDEX_SIZE;
@@ -1825,11 +1825,11 @@ static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
 
 /*
  * A batch in an iterator that is not one user buffer (a writev() of several
- * segments, io_uring): as user_events_write_batch_ubuf(), each record in an
+ * segments, io_uring): as user_data_write_batch_ubuf(), each record in an
  * iterator of its own, that of a single write of it
  */
-static noinline ssize_t user_events_write_batch_iter(struct file *file,
-						     struct iov_iter *from)
+static noinline ssize_t user_data_write_batch_iter(struct file *file,
+						   struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
 	const void __user *src;
@@ -1841,8 +1841,8 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 	int ret = 0;
 
 	if (iter_is_ubuf(from))
-		return user_events_write_batch_ubuf(file, from->ubuf +
-						    from->iov_offset, total);
+		return user_data_write_batch_ubuf(file, from->ubuf +
+						  from->iov_offset, total);
 	if (total > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
 	iov_iter_advance(from, USER_EVENT_INDEX_SIZE);
@@ -1851,7 +1851,7 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
-		/* the head whole first, as user_events_write_batch_ubuf() */
+		/* the head whole first, as user_data_write_batch_ubuf() */
 		rec = *from;
 		if (copy_from_iter(head, sizeof(head), &rec) != sizeof(head)) {
 			ret = -EFAULT;
@@ -1888,7 +1888,7 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 }
 
 /* writev(), and every write that is not one user buffer (io_uring) */
-static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+static ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 {
 	size_t total = iov_iter_count(i);
 	size_t len = total - USER_EVENT_INDEX_SIZE;
@@ -1905,7 +1905,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	ret = user_event_write_check(kiocb->ki_filp, (int)idx, len, &ue);
 	if (unlikely(ret < 0)) {
 		if (idx == USER_EVENTS_BATCH_INDEX)
-			return user_events_write_batch_iter(kiocb->ki_filp, i);
+			return user_data_write_batch_iter(kiocb->ki_filp, i);
 		return ret;
 	}
 	ret = user_event_emit(ue, i, src, len, ret);
@@ -1913,8 +1913,8 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 }
 
 /* write(): one user buffer, without the kiocb and iov_iter set-up of writev() */
-static ssize_t user_events_write(struct file *file, const char __user *buf,
-				 size_t count, loff_t *ppos)
+static ssize_t user_data_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
 {
 	size_t len = count - USER_EVENT_INDEX_SIZE;
 	/* set whole by iov_iter_ubuf() */
@@ -1933,7 +1933,7 @@ static ssize_t user_events_write(struct file *file, const char __user *buf,
 	if (unlikely(ret < 0)) {
 		/* not an index of this fd: a batch's marker, or an error */
 		if (idx == USER_EVENTS_BATCH_INDEX)
-			return user_events_write_batch_ubuf(file, buf, count);
+			return user_data_write_batch_ubuf(file, buf, count);
 		return ret;
 	}
 	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
@@ -3863,8 +3863,8 @@ undo:
 }
 
 /* DIAG_IOCSREG with a struct user_status_reg: the status page */
-static long user_events_ioctl_reg(struct file *file,
-				  struct user_status_reg __user *ureg)
+static long user_data_ioctl_reg(struct file *file,
+				struct user_status_reg __user *ureg)
 {
 	char *desc __free(kfree) = NULL;
 	struct user_event *ue;
@@ -3929,8 +3929,8 @@ static int user_reg_bits_from_user(struct user_reg *reg,
 }
 
 /* DIAG_IOCSREG with a struct user_reg: the enable bit */
-static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
-				       u32 size)
+static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
+				     u32 size)
 {
 	struct user_enabler *e __free(kfree) = NULL, *linked;
 	char *desc __free(kfree) = NULL;
@@ -3985,22 +3985,22 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	return 0;
 }
 
-static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
+static long user_data_ioctl_reg_any(struct file *file, void __user *uarg)
 {
 	u32 size;
 
 	if (get_user(size, (u32 __user *)uarg))
 		return -EFAULT;
 	if (size == sizeof(struct user_status_reg))
-		return user_events_ioctl_reg(file, uarg);
+		return user_data_ioctl_reg(file, uarg);
 	if (size >= sizeof(struct user_reg))
-		return user_events_ioctl_reg_bits(file, uarg, size);
+		return user_data_ioctl_reg_bits(file, uarg, size);
 	return -EINVAL;
 }
 
 /* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
-static long user_events_ioctl_unreg(struct file *file,
-				    struct user_unreg __user *uarg)
+static long user_data_ioctl_unreg(struct file *file,
+				  struct user_unreg __user *uarg)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_group *group = ufd->group;
@@ -4050,7 +4050,7 @@ static long user_events_ioctl_unreg(struct file *file,
 	return 0;
 }
 
-static long user_events_ioctl_del(struct file *file, const char __user *uname)
+static long user_data_ioctl_del(struct file *file, const char __user *uname)
 {
 	char *name __free(kfree) = strndup_user(uname, USER_EVENT_MAX_NAME + 1);
 	struct user_event_fd *ufd = file->private_data;
@@ -4069,17 +4069,17 @@ static long user_events_ioctl_del(struct file *file, const char __user *uname)
 	return user_event_delete(ue);
 }
 
-static long user_events_ioctl(struct file *file, unsigned int cmd,
-			      unsigned long uarg)
+static long user_data_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long uarg)
 {
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		return user_events_ioctl_reg_any(file, (void __user *)uarg);
+		return user_data_ioctl_reg_any(file, (void __user *)uarg);
 	case DIAG_IOCSDEL:
-		return user_events_ioctl_del(file, (const char __user *)uarg);
+		return user_data_ioctl_del(file, (const char __user *)uarg);
 	case DIAG_IOCSUNREG:
-		return user_events_ioctl_unreg(file,
-					       (struct user_unreg __user *)uarg);
+		return user_data_ioctl_unreg(file,
+					     (struct user_unreg __user *)uarg);
 	}
 	return -ENOTTY;
 }
@@ -4096,8 +4096,8 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 #define DIAG_IOCSDEL32	_IOC(_IOC_WRITE, DIAG_IOC_MAGIC, 1, sizeof(compat_uptr_t))
 #define DIAG_IOCSUNREG32 _IOC(_IOC_WRITE, DIAG_IOC_MAGIC, 2, sizeof(compat_uptr_t))
 
-static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
-				     unsigned long uarg)
+static long user_data_compat_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long uarg)
 {
 	switch (cmd) {
 	case DIAG_IOCSREG32:
@@ -4112,11 +4112,11 @@ static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
-	return user_events_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
+	return user_data_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
 }
 #endif
 
-static int user_events_open(struct inode *inode, struct file *file)
+static int user_data_open(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = kzalloc(sizeof(*ufd), GFP_KERNEL_ACCOUNT);
 
@@ -4132,7 +4132,7 @@ static int user_events_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
-static int user_events_release(struct inode *inode, struct file *file)
+static int user_data_release(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_refs *refs;
@@ -4153,12 +4153,12 @@ static int user_events_release(struct inode *inode, struct file *file)
 }
 
 static const struct file_operations user_data_fops = {
-	.open = user_events_open, .release = user_events_release,
-	.write		= user_events_write,
-	.write_iter	= user_events_write_iter,
-	.unlocked_ioctl	= user_events_ioctl,
+	.open = user_data_open, .release = user_data_release,
+	.write		= user_data_write,
+	.write_iter	= user_data_write_iter,
+	.unlocked_ioctl	= user_data_ioctl,
 #ifdef CONFIG_COMPAT
-	.compat_ioctl	= user_events_compat_ioctl,
+	.compat_ioctl	= user_data_compat_ioctl,
 #endif
 };
 
