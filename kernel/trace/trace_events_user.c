@@ -3863,8 +3863,8 @@ undo:
 }
 
 /* DIAG_IOCSREG with a struct user_status_reg: the status page */
-static long user_data_ioctl_reg(struct file *file,
-				struct user_status_reg __user *ureg)
+static long user_data_ioctl_reg_status(struct file *file,
+				       struct user_status_reg __user *ureg)
 {
 	char *desc __free(kfree) = NULL;
 	struct user_event *ue;
@@ -3985,14 +3985,14 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	return 0;
 }
 
-static long user_data_ioctl_reg_any(struct file *file, void __user *uarg)
+static long user_data_ioctl_reg(struct file *file, void __user *uarg)
 {
 	u32 size;
 
 	if (get_user(size, (u32 __user *)uarg))
 		return -EFAULT;
 	if (size == sizeof(struct user_status_reg))
-		return user_data_ioctl_reg(file, uarg);
+		return user_data_ioctl_reg_status(file, uarg);
 	if (size >= sizeof(struct user_reg))
 		return user_data_ioctl_reg_bits(file, uarg, size);
 	return -EINVAL;
@@ -4074,7 +4074,7 @@ static long user_data_ioctl(struct file *file, unsigned int cmd,
 {
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		return user_data_ioctl_reg_any(file, (void __user *)uarg);
+		return user_data_ioctl_reg(file, (void __user *)uarg);
 	case DIAG_IOCSDEL:
 		return user_data_ioctl_del(file, (const char __user *)uarg);
 	case DIAG_IOCSUNREG:
