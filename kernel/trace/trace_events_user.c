@@ -297,7 +297,7 @@ static unsigned int user_group_max(struct user_event_group *g)
 }
 
 /* The group of a user_events_data or user_events_status, held; or NULL */
-static struct user_event_group *user_group_of_inode(struct inode *inode)
+static struct user_event_group *user_group_get_of_inode(struct inode *inode)
 {
 	unsigned long id = (unsigned long)inode->i_private;
 	struct user_event_group *g;
@@ -4122,7 +4122,7 @@ static int user_data_open(struct inode *inode, struct file *file)
 
 	if (!ufd)
 		return -ENOMEM;
-	ufd->group = user_group_of_inode(inode);
+	ufd->group = user_group_get_of_inode(inode);
 	if (!ufd->group) {
 		kfree(ufd);
 		return -ENODEV;
@@ -4245,7 +4245,7 @@ static int user_status_show(struct seq_file *m, void *unused)
 
 static int user_status_open(struct inode *inode, struct file *file)
 {
-	struct user_event_group *g = user_group_of_inode(inode);
+	struct user_event_group *g = user_group_get_of_inode(inode);
 	int ret;
 
 	if (!g)
