@@ -1648,7 +1648,7 @@ static __always_inline unsigned long user_event_slot_of_fd(struct file *file,
  * or its iterator was made (vfs_write(), import_ubuf(), import_iovec()):
  * the index as an unsigned value, or -EFAULT.
  */
-static __always_inline s64 user_event_get_index(const int __user *p)
+static __always_inline s64 user_event_index_from_user(const int __user *p)
 {
 	int idx;
 
@@ -1671,7 +1671,7 @@ static noinline s64 user_event_read_index_iter(const struct iov_iter *i)
 	int idx;
 
 	if (iter_is_iovec(i) && iter_iov_len(i) >= sizeof(idx))
-		return user_event_get_index(iter_iov_addr(i));
+		return user_event_index_from_user(iter_iov_addr(i));
 	/* split over segments, or not user memory */
 	head = *i;
 	if (copy_from_iter(&idx, sizeof(idx), &head) != sizeof(idx))
@@ -1696,11 +1696,11 @@ static __always_inline s64 user_event_read_index(const struct iov_iter *i,
 		   iov->iov_len == USER_EVENT_INDEX_SIZE &&
 		   iov[1].iov_len == len)) {
 		*src = iov[1].iov_base;
-		return user_event_get_index(iov->iov_base);
+		return user_event_index_from_user(iov->iov_base);
 	}
 	if (iter_is_ubuf(i)) {
 		*src = i->ubuf + i->iov_offset + USER_EVENT_INDEX_SIZE;
-		return user_event_get_index(i->ubuf + i->iov_offset);
+		return user_event_index_from_user(i->ubuf + i->iov_offset);
 	}
 	*src = NULL;
 	return user_event_read_index_iter(i);
@@ -1926,7 +1926,7 @@ static ssize_t user_data_write(struct file *file, const char __user *buf,
 	if (count < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
 	/* vfs_write() checked access_ok() of the buffer */
-	idx = user_event_get_index((const int __user *)buf);
+	idx = user_event_index_from_user((const int __user *)buf);
 	if (unlikely(idx < 0))
 		return idx;
 	ret = user_event_write_check(file, (int)idx, len, &ue);
