@@ -3461,7 +3461,7 @@ static bool user_event_mm_list(struct user_event_mm *umm)
  * registration: every thread of it (and a vfork() child, which shares the
  * memory) finds the same ones.
  */
-static struct user_event_mm *user_event_mm_current(void)
+static struct user_event_mm *user_event_mm_find_or_create(void)
 {
 	struct user_event_mm *umm = user_event_mm_find(current->mm), *mine;
 
@@ -3956,7 +3956,7 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	e->addr = addr;
 	e->bit = bit;
 	e->size = reg.enable_size;
-	umm = user_event_mm_current();
+	umm = user_event_mm_find_or_create();
 	if (!umm)
 		return -ENOMEM;
 	if (reg.flags & USER_EVENT_REG_PERSIST)
