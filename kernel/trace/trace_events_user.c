@@ -3362,18 +3362,18 @@ static void user_event_update_enablers(struct user_event *ue)
 		user_enabler_update(e);
 }
 
-/* mmu_notifier_register() from a worker: see user_event_mm_watch() */
-struct user_event_mm_watch_work {
+/* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
+struct user_event_mm_notifier_work {
 	struct work_struct	work;
 	struct mmu_notifier	*mn;
 	struct mm_struct	*mm;
 	int			ret;
 };
 
-static void user_event_mm_watch_fn(struct work_struct *work)
+static void user_event_mm_notifier_fn(struct work_struct *work)
 {
-	struct user_event_mm_watch_work *w =
-		container_of(work, struct user_event_mm_watch_work, work);
+	struct user_event_mm_notifier_work *w =
+		container_of(work, struct user_event_mm_notifier_work, work);
 
 	w->ret = mmu_notifier_register(w->mn, w->mm);
 }
@@ -3386,14 +3386,15 @@ static void user_event_mm_watch_fn(struct work_struct *work)
  * has no signals: it registers then, while the caller waits (@mm is a new
  * child's, not running yet, or the caller's own).
  */
-static int user_event_mm_watch(struct mmu_notifier *mn, struct mm_struct *mm)
+static int user_event_mm_notifier_register(struct mmu_notifier *mn,
+					   struct mm_struct *mm)
 {
-	struct user_event_mm_watch_work w = { .mn = mn, .mm = mm };
+	struct user_event_mm_notifier_work w = { .mn = mn, .mm = mm };
 
 	w.ret = mmu_notifier_register(mn, mm);
 	if (w.ret != -EINTR)
 		return w.ret;
-	INIT_WORK_ONSTACK(&w.work, user_event_mm_watch_fn);
+	INIT_WORK_ONSTACK(&w.work, user_event_mm_notifier_fn);
 	queue_work(system_unbound_wq, &w.work);
 	flush_work(&w.work);
 	destroy_work_on_stack(&w.work);
@@ -3415,7 +3416,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
-	if (user_event_mm_watch(&umm->mn, mm)) {
+	if (user_event_mm_notifier_register(&umm->mn, mm)) {
 		mmdrop(mm);
 		mutex_destroy(&umm->lock);
 		kfree(umm);
