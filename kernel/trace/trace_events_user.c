@@ -2074,7 +2074,7 @@ static struct user_event *user_event_find_multi(struct user_event_group *g,
 	return NULL;
 }
 
-static void user_event_release_memory(struct user_event *ue)
+static void user_event_free(struct user_event *ue)
 {
 	kfree(ue->call.print_fmt);
 	kfree(ue->class.fields_array);
@@ -2138,7 +2138,7 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 		ue->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", d->name,
 				     user_event_multi_id++);
 		if (!ue->name) {
-			user_event_release_memory(ue);
+			user_event_free(ue);
 			return NULL;
 		}
 		kfree(d->name);
@@ -2278,14 +2278,14 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 		return ERR_PTR(-ENOMEM);
 	ret = how & UE_REG_SLOT ? user_event_add_slot(ue) : 0;
 	if (ret) {
-		user_event_release_memory(ue);
+		user_event_free(ue);
 		return ERR_PTR(ret);
 	}
 	ret = user_event_add_trace_call(ue);
 	if (ret) {
 		if (ue->index)
 			xa_erase(&g->by_index, ue->index);
-		user_event_release_memory(ue);
+		user_event_free(ue);
 		return ERR_PTR(ret);
 	}
 	hash_add(user_event_table, &ue->node, user_name_key(g, ue->name));
@@ -2387,7 +2387,7 @@ static int user_event_destroy(struct user_event *ue)
 		return ret;
 	unregister_trace_event(&ue->fmt.event);
 	user_event_unlist(ue);
-	user_event_release_memory(ue);
+	user_event_free(ue);
 	return 0;
 }
 
@@ -2807,7 +2807,7 @@ static void user_retired_remove(struct user_retired *r)
 	list_del(&r->link);
 	ue->group->nr_retired--;
 	user_retired_free(r);
-	user_event_release_memory(ue);
+	user_event_free(ue);
 }
 
 /*
@@ -2946,7 +2946,7 @@ static bool user_event_is_busy(struct dyn_event *ev)
 	return user_event_busy(to_user_event(ev));
 }
 
-static int user_event_free(struct dyn_event *ev)
+static int user_event_release(struct dyn_event *ev)
 {
 	return user_event_delete(to_user_event(ev));
 }
@@ -4496,7 +4496,7 @@ static int __init trace_events_user_init_early(void)
 	ops->create = user_event_create;
 	ops->show = user_event_show;
 	ops->is_busy = user_event_is_busy;
-	ops->free = user_event_free;
+	ops->free = user_event_release;
 	ops->match = user_event_match;
 	ret = dyn_event_register(ops);
 	if (ret)
