@@ -647,6 +647,7 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 	if (!strcmp(wd->w[0], "__data_loc") || !strcmp(wd->w[0], "__rel_loc"))
 		loc = wd->w[i++];
 	at = wd->w[i];
+
 	/* a type word is as long as the description lets it be */
 	if (!strcmp(wd->w[i], "unsigned") && i + 2 < wd->n)
 		type = kasprintf(GFP_KERNEL_ACCOUNT, "unsigned %s", wd->w[++i]);
@@ -654,6 +655,7 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 		type = kstrdup(wd->w[i], GFP_KERNEL_ACCOUNT);
 	if (!type)
 		return -ENOMEM;
+
 	if (++i >= wd->n) {
 		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd->w[wd->n - 1]);
 		return -EINVAL;
@@ -662,12 +664,14 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 		user_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, wd->w[i + 1]);
 		return -EINVAL;
 	}
+
 	bt = user_parse_elem(p, type, at, &bracket);
 	if (!bt)
 		return -EINVAL;
 	ret = user_parse_array(p, f, bt, bracket, loc, at);
 	if (ret)
 		return ret;
+
 	f->name = kstrdup(wd->w[i], GFP_KERNEL_ACCOUNT);
 	if (!f->name)
 		return -ENOMEM;
@@ -692,6 +696,7 @@ static int user_parse_field(struct user_parse *p, char *text,
 		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[0]);
 		return -EINVAL;
 	}
+
 	if (!strcmp(wd.w[0], "struct"))
 		ret = user_parse_struct(p, &wd, f);
 	else
@@ -706,6 +711,7 @@ static int user_parse_field(struct user_parse *p, char *text,
 			       wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
+
 	return ret;
 }
 
@@ -812,6 +818,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 		if (!d->flags)
 			return -ENOMEM;
 	}
+
 	if (!user_name_valid(name, USER_EVENT_MAX_NAME)) {
 		user_parse_err(p, USER_ERR_BAD_NAME, name);
 		return -EINVAL;
@@ -821,6 +828,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 		user_parse_err(p, USER_ERR_RESERVED_NAME, name);
 		return -EINVAL;
 	}
+
 	d->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	return d->name ? 0 : -ENOMEM;
 }
@@ -838,6 +846,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 		user_parse_err(p, USER_ERR_DESC_TOO_LONG, NULL);
 		return -E2BIG;
 	}
+
 	args = strpbrk(name, " \t\n");
 	if (args)
 		*args++ = '\0';
@@ -846,6 +855,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 		ret = user_parse_fields(p, args, d);
 	else if (!ret)
 		ret = user_spec_canonical(d);
+
 	/*
 	 * dynamic_events shows "name[:flags] fields" in canonical form, which
 	 * joins fields with "; ": it must register again, so it obeys the limit.
@@ -857,6 +867,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 		user_parse_err(p, USER_ERR_CANON_TOO_LONG, NULL);
 		ret = -E2BIG;
 	}
+
 	if (ret)
 		user_spec_free(d);
 	return ret;
@@ -932,6 +943,7 @@ static int user_event_set_print_fmt(struct user_event *ue)
 	fmt = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!fmt)
 		return -ENOMEM;
+
 	seq_buf_init(&s, fmt, len);
 	seq_buf_putc(&s, '"');
 	for (i = 0; i < ue->nr_fields; i++) {
@@ -943,6 +955,7 @@ static int user_event_set_print_fmt(struct user_event *ue)
 	for (i = 0; i < ue->nr_fields; i++)
 		user_field_fmt(&s, &ue->fields[i], true);
 	seq_buf_putc(&s, '\0');
+
 	if (seq_buf_has_overflowed(&s)) {
 		kfree(fmt);
 		return -E2BIG;
@@ -1017,6 +1030,7 @@ static void user_print_field(struct trace_seq *s, struct user_field *f,
 		trace_seq_puts(s, "<truncated>");
 		return;
 	}
+
 	switch (f->kind) {
 	case UF_INT:
 		user_print_int(s, f, rec + f->offset);
@@ -1369,12 +1383,14 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 
 	if (!iter_is_ubuf(from) && !iter_is_iovec(from))
 		return true;
+
 	buf = perf_trace_buf_alloc(size, &regs, &rctx);
 	if (!buf)
 		return true;
 	perf_fetch_caller_regs(regs);
 	memset(buf, 0, size);
 	*(struct pt_regs **)buf = regs;
+
 	ctx = buf + USER_BPF_CONTEXT_OFFSET;
 	ctx->data_len = len;
 	if (iter_is_ubuf(from)) {
@@ -1387,6 +1403,7 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 		ctx->data_type = USER_BPF_DATA_ITER;
 		ctx->iter = &iter;
 	}
+
 	keep = trace_call_bpf(call, buf);
 	perf_swevent_put_recursion_context(rctx);
 	return keep;
@@ -1791,6 +1808,7 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 
 	if (count > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
+
 	while (rem) {
 		if (unlikely(rem < USER_BATCH_MIN_REC)) {
 			ret = -EINVAL;
@@ -1803,20 +1821,24 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
+
 		p += USER_BATCH_HEAD_SIZE;
 		ret = user_event_write_check(file, (int)idx,
 					     size - USER_EVENT_INDEX_SIZE, &ue);
 		if (unlikely(ret < 0))
 			break;
+
 		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)p, size);
 		ret = user_event_emit(ue, &i, p + USER_EVENT_INDEX_SIZE,
 				      size - USER_EVENT_INDEX_SIZE, false);
 		if (unlikely(ret))
 			break;
+
 		p += size;
 		rem -= USER_BATCH_HEAD_SIZE + size;
 		cond_resched();
 	}
+
 	/* rem counts from the failed record's head, which p may have passed */
 	if (ret && rem == count - USER_EVENT_INDEX_SIZE)
 		return ret;
@@ -1843,6 +1865,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 	if (iter_is_ubuf(from))
 		return user_data_write_batch_ubuf(file, from->ubuf +
 						  from->iov_offset, total);
+
 	if (total > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
 	iov_iter_advance(from, USER_EVENT_INDEX_SIZE);
@@ -1851,6 +1874,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
+
 		/* the head whole first, as user_data_write_batch_ubuf() */
 		rec = *from;
 		if (copy_from_iter(head, sizeof(head), &rec) != sizeof(head)) {
@@ -1862,6 +1886,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
+
 		rec = *from;
 		iov_iter_advance(&rec, USER_BATCH_HEAD_SIZE);
 		iov_iter_truncate(&rec, size);
@@ -1871,6 +1896,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 			ret = idx;
 			break;
 		}
+
 		ret = user_event_write_check(file, (int)idx,
 					     size - USER_EVENT_INDEX_SIZE, &ue);
 		if (ret < 0)
@@ -1879,9 +1905,11 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 				      size - USER_EVENT_INDEX_SIZE, false);
 		if (ret)
 			break;
+
 		iov_iter_advance(from, USER_BATCH_HEAD_SIZE + size);
 		cond_resched();
 	}
+
 	if (ret && rem == total - USER_EVENT_INDEX_SIZE)
 		return ret;
 	return total - rem;
@@ -2028,6 +2056,7 @@ static int user_event_consumer_reg(struct trace_event_call *call,
 		return 0;
 #endif
 	}
+
 	user_event_update_status(ue);
 	/* the trace event cannot be removed from inside its own detach */
 	if (user_event_unused(ue))
@@ -2131,6 +2160,7 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 
 	if (!ue)
 		return NULL;
+
 	user_events_count++;
 	ue->group = user_group_get(g);
 	g->nr_events++;
@@ -2145,23 +2175,27 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 	} else {
 		ue->name = d->name;
 	}
+
 	ue->multi = how & UE_REG_MULTI;
 	ue->persist = how & UE_REG_PERSIST;
 	ue->auto_del = !(how & (UE_REG_KEEP | UE_REG_PERSIST));
 	INIT_LIST_HEAD(&ue->enablers);
 	mutex_init(&ue->enablers_lock);
+
 	ue->flags = d->flags;
 	ue->bpf_iter = user_flags_have(d->flags, "BPF_ITER");
 	ue->args = d->args;
 	ue->fields = d->fields;
 	ue->nr_fields = d->nr_fields;
 	memset(d, 0, sizeof(*d));
+
 	for (i = 0; i < ue->nr_fields; i++) {
 		ue->fields[i].offset = offset;
 		offset += ue->fields[i].size;
 		ue->nr_locs += ue->fields[i].kind >= UF_LOC_STR;
 	}
 	ue->min_size = offset - sizeof(struct trace_entry);
+
 	refcount_set(&ue->refs, 1);
 	ue->tp.name = ue->name;
 	return ue;
@@ -2204,6 +2238,7 @@ static int user_event_add_trace_call(struct user_event *ue)
 	ue->class.fields_array = user_event_fields_array(ue);
 	if (!ue->class.fields_array)
 		return -ENOMEM;
+
 	call->class = &ue->class;
 	/* for tp_printk (output_printk()); see user_event_remove_call() */
 	call->event.funcs = &user_event_funcs;
@@ -2222,6 +2257,7 @@ static int user_event_add_trace_call(struct user_event *ue)
 		unregister_trace_event(&ue->fmt.event);
 		return ret;
 	}
+
 	dyn_event_init(&ue->devent, &user_event_ops);
 	return dyn_event_add(&ue->devent, call);
 }
@@ -2273,14 +2309,17 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 		user_retired_reclaim(g);
 	if (user_events_full(g))
 		return ERR_PTR(-EMFILE);
+
 	ue = user_event_alloc(g, d, how);
 	if (!ue)
 		return ERR_PTR(-ENOMEM);
+
 	ret = how & UE_REG_SLOT ? user_event_add_slot(ue) : 0;
 	if (ret) {
 		user_event_free(ue);
 		return ERR_PTR(ret);
 	}
+
 	ret = user_event_add_trace_call(ue);
 	if (ret) {
 		if (ue->index)
@@ -2288,6 +2327,7 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 		user_event_free(ue);
 		return ERR_PTR(ret);
 	}
+
 	hash_add(user_event_table, &ue->node, user_name_key(g, ue->name));
 	return ue;
 }
@@ -2309,12 +2349,14 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	ret = user_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
+
 	/* an event that exited processes held is gone, as after their exit */
 	user_event_mm_drop_released(true);
 	if (how & UE_REG_MULTI)
 		ue = user_event_find_multi(g, &d);
 	else
 		ue = user_event_find(g, d.name);
+
 	if (ue) {
 		ret = strcmp(ue->args, d.args) ? -EADDRINUSE : 0;
 		if (ret)
@@ -2324,6 +2366,7 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 		ret = ret ?: user_event_adopt(ue, how);
 		return ret ? ERR_PTR(ret) : ue;
 	}
+
 	ue = user_event_create_spec(g, &d, how);
 	user_spec_free(&d);
 	if (PTR_ERR_OR_ZERO(ue) == -ENOSPC)
@@ -2569,6 +2612,7 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 	r = kzalloc(struct_size(r, bufs, nr), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return NULL;
+
 	r->nr_bufs = nr;
 	r->ue = ue;
 	r->system = kasprintf(GFP_KERNEL_ACCOUNT, "%s" USER_RETIRED_SUFFIX,
@@ -2585,6 +2629,7 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 		user_retired_free(r);
 		return NULL;
 	}
+
 	INIT_LIST_HEAD(&r->class.fields);
 	r->class.system = r->system;
 	r->class.fields_array = ue->class.fields_array;
@@ -2633,6 +2678,7 @@ static int user_event_retire(struct user_event *ue, int nr)
 	r = user_retired_alloc(ue, nr);
 	if (!r)
 		return -ENOMEM;
+
 	user_retired_set_format(ue, r, false);
 	ret = trace_add_event_call(&ue->fmt);
 	if (ret) {
@@ -2640,12 +2686,15 @@ static int user_event_retire(struct user_event *ue, int nr)
 		user_retired_free(r);
 		return ret;
 	}
+
 	ue->retired = r;
 	user_retired_hold(ue, r);
+
 	/* cannot fail: nothing is attached, and event_mutex is held */
 	ret = user_event_remove_call(ue);
 	if (WARN_ON_ONCE(ret))
 		return ret;
+
 	user_event_unlist(ue);
 	ue->group->nr_retired++;
 	list_add_tail(&r->link, &user_retired_events);
@@ -3284,6 +3333,7 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 		flags |= FAULT_FLAG_REMOTE;
 	if (!mmget_not_zero(mm))
 		return true;
+
 	scoped_guard(mutex, &umm->lock) {
 		e = user_enabler_find(umm, addr, bit);
 		if (e && e->unmapped)
@@ -3291,17 +3341,20 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 		if (e)
 			uaddr = user_bit_word(addr, e->size, bit, &mask);
 	}
+
 	if (e) {
 		mmap_read_lock(mm);
 		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
+
 	guard(mutex)(&umm->lock);
 	e = user_enabler_find(umm, addr, bit);
 	/* gone, or another at the address that is still being registered */
 	if (!e || !e->ue)
 		return true;
+
 	guard(mutex)(&e->ue->enablers_lock);
 	/* Unmapped or read-only now: nothing to write */
 	if (!ret && user_enabler_write(e, user_event_status(e->ue)) && !last)
@@ -3664,6 +3717,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		return;
 	/* a new memory: nobody else lists one for it */
 	WARN_ON_ONCE(!user_event_mm_list(umm));
+
 	guard(mutex)(&parent->lock);
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
@@ -3677,13 +3731,16 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		 */
 		if (!e->ue || e->unmapped || !user_event_mm_has_word(mm, e->addr))
 			continue;
+
 		/* the allocator says so when it fails */
 		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!c)
 			break;
+
 		c->fault_queued = false;
 		c->unregistering = false;
 		c->ue = NULL;
+
 		user_enabler_add_mm(c, umm);
 		/* the parent's enabler holds a reference meanwhile */
 		user_enabler_add_event(c, e->ue);
@@ -3691,6 +3748,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		scoped_guard(mutex, &e->ue->enablers_lock)
 			user_enabler_update(c);
 	}
+
 	mutex_unlock(&umm->lock);
 }
 
@@ -3784,6 +3842,7 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 	for (i = 0; !created && i < count; i++)
 		if (old->slots[i] == slot)
 			return i;
+
 	refs = old;
 	if (!old || count == old->size) {
 		int size = old ? 2 * old->size : 8;
@@ -3796,10 +3855,12 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 		if (old)
 			memcpy(refs->slots, old->slots, count * sizeof(*old->slots));
 	}
+
 	refs->slots[count] = slot;
 	refcount_inc(&ue->refs);
 	/* writers that see the new count see the new slot */
 	smp_store_release(&refs->count, count + 1);
+
 	if (refs != old) {
 		rcu_assign_pointer(ufd->refs, refs);
 		if (old)
@@ -3840,21 +3901,25 @@ static int user_event_fd_register(struct file *file, const char *desc,
 		if (widx)
 			return widx;
 	}
+
 	ue = user_event_find_or_create(ufd->group, desc, 0, how, &created);
 	if (IS_ERR(ue)) {
 		widx = PTR_ERR(ue);
 		goto undo;
 	}
+
 	widx = user_event_fd_add(ufd, ue, created, !!e);
 	if (widx < 0) {
 		if (created)
 			user_event_destroy(ue);
 		goto undo;
 	}
+
 	if (e) {
 		guard(mutex)(&e->umm->lock);
 		user_enabler_add_event(e, ue);
 	}
+
 	*uep = ue;
 	return widx;
 undo:
@@ -3946,9 +4011,11 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	widx = user_reg_bits_from_user(&reg, uarg, size);
 	if (widx)
 		return widx;
+
 	desc = user_desc_from_user(u64_to_user_ptr(reg.name_args));
 	if (IS_ERR(desc))
 		return PTR_ERR(no_free_ptr(desc));
+
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
@@ -3957,9 +4024,11 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	e->addr = addr;
 	e->bit = bit;
 	e->size = reg.enable_size;
+
 	umm = user_event_mm_find_or_create();
 	if (!umm)
 		return -ENOMEM;
+
 	if (reg.flags & USER_EVENT_REG_PERSIST)
 		how |= UE_REG_PERSIST;
 	if (reg.flags & USER_EVENT_REG_MULTI_FORMAT)
@@ -3972,6 +4041,7 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 		if (widx < 0)
 			return widx;
 	}
+
 	/*
 	 * Right when we return: the word faulted in writable here (a
 	 * copy-on-write page after fork() broken), so that consumers update
@@ -3980,6 +4050,7 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++)
 		if (user_enabler_fault_in(umm, addr, bit, false))
 			break;
+
 	if (put_user(widx, (u32 __user *)(uarg +
 			offsetof(struct user_reg, write_index))))
 		return -EFAULT;
@@ -4017,11 +4088,13 @@ static long user_data_ioctl_unreg(struct file *file,
 		return -EINVAL;
 	if (size > PAGE_SIZE)
 		return -E2BIG;
+
 	ret = copy_struct_from_user(&unreg, sizeof(unreg), uarg, size);
 	if (ret)
 		return ret;
 	if (unreg.__reserved || unreg.__reserved2)
 		return -EINVAL;
+
 	/* as user_bit_check() keeps them: no enabler has any other address */
 	if (unreg.disable_addr != (unsigned long)unreg.disable_addr)
 		return -ENOENT;
@@ -4045,6 +4118,7 @@ static long user_data_ioctl_unreg(struct file *file,
 		guard(mutex)(&e->ue->enablers_lock);
 		e->unregistering = true;
 	}
+
 	user_enabler_clear(e);
 	scoped_guard(mutex, &event_mutex)
 		user_enabler_remove(e);
@@ -4319,9 +4393,11 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 	if (max > user_group_max(&user_init_group) ||
 	    user_init_group.nr_events > user_group_max(&user_init_group) - max)
 		return -ENOSPC;
+
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return -ENOMEM;
+
 	xa_init_flags(&g->by_index, XA_FLAGS_ALLOC1);
 	refcount_set(&g->refs, 1);
 	g->max_events = max;
@@ -4336,18 +4412,21 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 		return -ENOMEM;
 	}
 	g->status_bytes = page_address(g->status_page);
+
 	ret = xa_alloc_cyclic(&user_groups, &g->id, g, xa_limit_32b,
 			      &user_group_next_id, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		user_group_free(g);
 		return ret;
 	}
+
 	ret = user_group_add_files(g);
 	if (ret) {
 		xa_erase(&user_groups, g->id);
 		user_group_free(g);
 		return ret;
 	}
+
 	user_groups_reserved += max;
 	return 0;
 }
