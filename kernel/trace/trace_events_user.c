@@ -252,11 +252,115 @@ static struct user_event_group user_init_group = {
 	.refs		= REFCOUNT_INIT(1),
 };
 
-static struct user_event_group *user_group_get(struct user_event_group *g);
-static void user_group_put(struct user_event_group *g);
-static unsigned int user_group_max(struct user_event_group *g);
+/* By id, which a group's files hold (i_private): never a pointer; event_mutex */
+static DEFINE_XARRAY_ALLOC1(user_groups);
+static u32 user_group_next_id;
+/* Their limits together, which the default group cannot use */
+static unsigned int user_groups_reserved;
+
+static struct user_event_group *user_group_get(struct user_event_group *g)
+{
+	refcount_inc(&g->refs);
+	return g;
+}
+
+static void user_group_free(struct user_event_group *g)
+{
+	if (g->status_page)
+		__free_page(g->status_page);
+	xa_destroy(&g->by_index);
+	kfree(g->system_multi);
+	kfree(g->system);
+	kfree(g->name);
+	kfree(g);
+}
+
+/* The default group's count never drops to 0: it holds one of its own */
+static void user_group_put(struct user_event_group *g)
+{
+	if (refcount_dec_and_test(&g->refs))
+		user_group_free(g);
+}
+
+/*
+ * How many events @g may have: a tenant group its own limit; the default
+ * group what kernel.user_events_max leaves of the groups' limits, so that
+ * no group can take what another was given
+ */
+static unsigned int user_group_max(struct user_event_group *g)
+{
+	unsigned int max = READ_ONCE(user_events_max);
+
+	if (g->name)
+		return g->max_events;
+	return max > user_groups_reserved ? max - user_groups_reserved : 0;
+}
+
+/* The group of a user_events_data or user_events_status, held; or NULL */
+static struct user_event_group *user_group_get_of_inode(struct inode *inode)
+{
+	unsigned long id = (unsigned long)inode->i_private;
+	struct user_event_group *g;
+
+	if (!id)
+		return user_group_get(&user_init_group);
+	guard(mutex)(&event_mutex);
+	/* removed meanwhile (ids are not reused soon: cyclic) */
+	g = xa_load(&user_groups, id);
+	return g ? user_group_get(g) : NULL;
+}
+
+static struct user_event_group *user_group_find(const char *name, size_t len)
+{
+	struct user_event_group *g;
+	unsigned long id;
+
+	lockdep_assert_held(&event_mutex);
+	xa_for_each(&user_groups, id, g)
+		if (strlen(g->name) == len && !strncmp(g->name, name, len))
+			return g;
+	return NULL;
+}
+
+#define USER_GROUP_MAX_NAME	32
+
+/*
+ * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME",
+ * "user_events_NAME_multi" and their "_retired" systems are then nobody
+ * else's, but for "multi" and "retired" (the default group's). Not
+ * isalnum() alone: it takes Latin-1 letters too.
+ */
+static bool user_group_name_ok(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!len || len > USER_GROUP_MAX_NAME ||
+	    (len == 5 && !strncmp(name, "multi", 5)) ||
+	    (len == 7 && !strncmp(name, "retired", 7)))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isascii(name[i]) || !isalnum(name[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Is @sys (@len bytes) the system of a tenant group's events,
+ * user_events_GROUP? Then @g is set to that group, NULL if there is none.
+ * A multi-format system is not: "GROUP_multi" is no group's name.
+ */
 static bool user_group_of_system(const char *sys, size_t len,
-				 struct user_event_group **g);
+				 struct user_event_group **g)
+{
+	size_t pre = strlen(USER_EVENTS_SYSTEM) + 1;
+
+	lockdep_assert_held(&event_mutex);
+	if (len <= pre || strncmp(sys, USER_EVENTS_SYSTEM "_", pre) ||
+	    !user_group_name_ok(sys + pre, len - pre))
+		return false;
+	*g = user_group_find(sys + pre, len - pre);
+	return true;
+}
 
 /*
  * The u: command of dynamic_events: filled in and registered at boot
@@ -543,6 +647,7 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 	if (!strcmp(wd->w[0], "__data_loc") || !strcmp(wd->w[0], "__rel_loc"))
 		loc = wd->w[i++];
 	at = wd->w[i];
+
 	/* a type word is as long as the description lets it be */
 	if (!strcmp(wd->w[i], "unsigned") && i + 2 < wd->n)
 		type = kasprintf(GFP_KERNEL_ACCOUNT, "unsigned %s", wd->w[++i]);
@@ -550,6 +655,7 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 		type = kstrdup(wd->w[i], GFP_KERNEL_ACCOUNT);
 	if (!type)
 		return -ENOMEM;
+
 	if (++i >= wd->n) {
 		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd->w[wd->n - 1]);
 		return -EINVAL;
@@ -558,12 +664,14 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 		user_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, wd->w[i + 1]);
 		return -EINVAL;
 	}
+
 	bt = user_parse_elem(p, type, at, &bracket);
 	if (!bt)
 		return -EINVAL;
 	ret = user_parse_array(p, f, bt, bracket, loc, at);
 	if (ret)
 		return ret;
+
 	f->name = kstrdup(wd->w[i], GFP_KERNEL_ACCOUNT);
 	if (!f->name)
 		return -ENOMEM;
@@ -588,6 +696,7 @@ static int user_parse_field(struct user_parse *p, char *text,
 		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[0]);
 		return -EINVAL;
 	}
+
 	if (!strcmp(wd.w[0], "struct"))
 		ret = user_parse_struct(p, &wd, f);
 	else
@@ -602,6 +711,7 @@ static int user_parse_field(struct user_parse *p, char *text,
 			       wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
+
 	return ret;
 }
 
@@ -708,6 +818,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 		if (!d->flags)
 			return -ENOMEM;
 	}
+
 	if (!user_name_valid(name, USER_EVENT_MAX_NAME)) {
 		user_parse_err(p, USER_ERR_BAD_NAME, name);
 		return -EINVAL;
@@ -717,6 +828,7 @@ static int user_parse_name(struct user_parse *p, char *name,
 		user_parse_err(p, USER_ERR_RESERVED_NAME, name);
 		return -EINVAL;
 	}
+
 	d->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	return d->name ? 0 : -ENOMEM;
 }
@@ -734,6 +846,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 		user_parse_err(p, USER_ERR_DESC_TOO_LONG, NULL);
 		return -E2BIG;
 	}
+
 	args = strpbrk(name, " \t\n");
 	if (args)
 		*args++ = '\0';
@@ -742,6 +855,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 		ret = user_parse_fields(p, args, d);
 	else if (!ret)
 		ret = user_spec_canonical(d);
+
 	/*
 	 * dynamic_events shows "name[:flags] fields" in canonical form, which
 	 * joins fields with "; ": it must register again, so it obeys the limit.
@@ -753,6 +867,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 		user_parse_err(p, USER_ERR_CANON_TOO_LONG, NULL);
 		ret = -E2BIG;
 	}
+
 	if (ret)
 		user_spec_free(d);
 	return ret;
@@ -828,6 +943,7 @@ static int user_event_set_print_fmt(struct user_event *ue)
 	fmt = kmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!fmt)
 		return -ENOMEM;
+
 	seq_buf_init(&s, fmt, len);
 	seq_buf_putc(&s, '"');
 	for (i = 0; i < ue->nr_fields; i++) {
@@ -839,6 +955,7 @@ static int user_event_set_print_fmt(struct user_event *ue)
 	for (i = 0; i < ue->nr_fields; i++)
 		user_field_fmt(&s, &ue->fields[i], true);
 	seq_buf_putc(&s, '\0');
+
 	if (seq_buf_has_overflowed(&s)) {
 		kfree(fmt);
 		return -E2BIG;
@@ -913,6 +1030,7 @@ static void user_print_field(struct trace_seq *s, struct user_field *f,
 		trace_seq_puts(s, "<truncated>");
 		return;
 	}
+
 	switch (f->kind) {
 	case UF_INT:
 		user_print_int(s, f, rec + f->offset);
@@ -1265,12 +1383,14 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 
 	if (!iter_is_ubuf(from) && !iter_is_iovec(from))
 		return true;
+
 	buf = perf_trace_buf_alloc(size, &regs, &rctx);
 	if (!buf)
 		return true;
 	perf_fetch_caller_regs(regs);
 	memset(buf, 0, size);
 	*(struct pt_regs **)buf = regs;
+
 	ctx = buf + USER_BPF_CONTEXT_OFFSET;
 	ctx->data_len = len;
 	if (iter_is_ubuf(from)) {
@@ -1283,6 +1403,7 @@ static bool user_event_bpf_iter(struct trace_event_call *call,
 		ctx->data_type = USER_BPF_DATA_ITER;
 		ctx->iter = &iter;
 	}
+
 	keep = trace_call_bpf(call, buf);
 	perf_swevent_put_recursion_context(rctx);
 	return keep;
@@ -1544,7 +1665,7 @@ static __always_inline unsigned long user_event_slot_of_fd(struct file *file,
  * or its iterator was made (vfs_write(), import_ubuf(), import_iovec()):
  * the index as an unsigned value, or -EFAULT.
  */
-static __always_inline s64 user_event_get_index(const int __user *p)
+static __always_inline s64 user_event_index_from_user(const int __user *p)
 {
 	int idx;
 
@@ -1567,7 +1688,7 @@ static noinline s64 user_event_read_index_iter(const struct iov_iter *i)
 	int idx;
 
 	if (iter_is_iovec(i) && iter_iov_len(i) >= sizeof(idx))
-		return user_event_get_index(iter_iov_addr(i));
+		return user_event_index_from_user(iter_iov_addr(i));
 	/* split over segments, or not user memory */
 	head = *i;
 	if (copy_from_iter(&idx, sizeof(idx), &head) != sizeof(idx))
@@ -1592,11 +1713,11 @@ static __always_inline s64 user_event_read_index(const struct iov_iter *i,
 		   iov->iov_len == USER_EVENT_INDEX_SIZE &&
 		   iov[1].iov_len == len)) {
 		*src = iov[1].iov_base;
-		return user_event_get_index(iov->iov_base);
+		return user_event_index_from_user(iov->iov_base);
 	}
 	if (iter_is_ubuf(i)) {
 		*src = i->ubuf + i->iov_offset + USER_EVENT_INDEX_SIZE;
-		return user_event_get_index(i->ubuf + i->iov_offset);
+		return user_event_index_from_user(i->ubuf + i->iov_offset);
 	}
 	*src = NULL;
 	return user_event_read_index_iter(i);
@@ -1673,9 +1794,9 @@ static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
  * A batch of @count bytes at @buf, a buffer that passed access_ok(), its
  * marker first: the bytes taken, or the first record's errno
  */
-static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
-						     const char __user *buf,
-						     size_t count)
+static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
+						   const char __user *buf,
+						   size_t count)
 {
 	const char __user *p = buf + USER_EVENT_INDEX_SIZE;
 	size_t rem = count - USER_EVENT_INDEX_SIZE;
@@ -1687,6 +1808,7 @@ static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
 
 	if (count > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
+
 	while (rem) {
 		if (unlikely(rem < USER_BATCH_MIN_REC)) {
 			ret = -EINVAL;
@@ -1699,20 +1821,24 @@ static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
+
 		p += USER_BATCH_HEAD_SIZE;
 		ret = user_event_write_check(file, (int)idx,
 					     size - USER_EVENT_INDEX_SIZE, &ue);
 		if (unlikely(ret < 0))
 			break;
+
 		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)p, size);
 		ret = user_event_emit(ue, &i, p + USER_EVENT_INDEX_SIZE,
 				      size - USER_EVENT_INDEX_SIZE, false);
 		if (unlikely(ret))
 			break;
+
 		p += size;
 		rem -= USER_BATCH_HEAD_SIZE + size;
 		cond_resched();
 	}
+
 	/* rem counts from the failed record's head, which p may have passed */
 	if (ret && rem == count - USER_EVENT_INDEX_SIZE)
 		return ret;
@@ -1721,11 +1847,11 @@ static noinline ssize_t user_events_write_batch_ubuf(struct file *file,
 
 /*
  * A batch in an iterator that is not one user buffer (a writev() of several
- * segments, io_uring): as user_events_write_batch_ubuf(), each record in an
+ * segments, io_uring): as user_data_write_batch_ubuf(), each record in an
  * iterator of its own, that of a single write of it
  */
-static noinline ssize_t user_events_write_batch_iter(struct file *file,
-						     struct iov_iter *from)
+static noinline ssize_t user_data_write_batch_iter(struct file *file,
+						   struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
 	const void __user *src;
@@ -1737,8 +1863,9 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 	int ret = 0;
 
 	if (iter_is_ubuf(from))
-		return user_events_write_batch_ubuf(file, from->ubuf +
-						    from->iov_offset, total);
+		return user_data_write_batch_ubuf(file, from->ubuf +
+						  from->iov_offset, total);
+
 	if (total > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
 	iov_iter_advance(from, USER_EVENT_INDEX_SIZE);
@@ -1747,7 +1874,8 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
-		/* the head whole first, as user_events_write_batch_ubuf() */
+
+		/* the head whole first, as user_data_write_batch_ubuf() */
 		rec = *from;
 		if (copy_from_iter(head, sizeof(head), &rec) != sizeof(head)) {
 			ret = -EFAULT;
@@ -1758,6 +1886,7 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 			ret = -EINVAL;
 			break;
 		}
+
 		rec = *from;
 		iov_iter_advance(&rec, USER_BATCH_HEAD_SIZE);
 		iov_iter_truncate(&rec, size);
@@ -1767,6 +1896,7 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 			ret = idx;
 			break;
 		}
+
 		ret = user_event_write_check(file, (int)idx,
 					     size - USER_EVENT_INDEX_SIZE, &ue);
 		if (ret < 0)
@@ -1775,16 +1905,18 @@ static noinline ssize_t user_events_write_batch_iter(struct file *file,
 				      size - USER_EVENT_INDEX_SIZE, false);
 		if (ret)
 			break;
+
 		iov_iter_advance(from, USER_BATCH_HEAD_SIZE + size);
 		cond_resched();
 	}
+
 	if (ret && rem == total - USER_EVENT_INDEX_SIZE)
 		return ret;
 	return total - rem;
 }
 
 /* writev(), and every write that is not one user buffer (io_uring) */
-static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+static ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 {
 	size_t total = iov_iter_count(i);
 	size_t len = total - USER_EVENT_INDEX_SIZE;
@@ -1801,7 +1933,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	ret = user_event_write_check(kiocb->ki_filp, (int)idx, len, &ue);
 	if (unlikely(ret < 0)) {
 		if (idx == USER_EVENTS_BATCH_INDEX)
-			return user_events_write_batch_iter(kiocb->ki_filp, i);
+			return user_data_write_batch_iter(kiocb->ki_filp, i);
 		return ret;
 	}
 	ret = user_event_emit(ue, i, src, len, ret);
@@ -1809,8 +1941,8 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 }
 
 /* write(): one user buffer, without the kiocb and iov_iter set-up of writev() */
-static ssize_t user_events_write(struct file *file, const char __user *buf,
-				 size_t count, loff_t *ppos)
+static ssize_t user_data_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
 {
 	size_t len = count - USER_EVENT_INDEX_SIZE;
 	/* set whole by iov_iter_ubuf() */
@@ -1822,14 +1954,14 @@ static ssize_t user_events_write(struct file *file, const char __user *buf,
 	if (count < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
 	/* vfs_write() checked access_ok() of the buffer */
-	idx = user_event_get_index((const int __user *)buf);
+	idx = user_event_index_from_user((const int __user *)buf);
 	if (unlikely(idx < 0))
 		return idx;
 	ret = user_event_write_check(file, (int)idx, len, &ue);
 	if (unlikely(ret < 0)) {
 		/* not an index of this fd: a batch's marker, or an error */
 		if (idx == USER_EVENTS_BATCH_INDEX)
-			return user_events_write_batch_ubuf(file, buf, count);
+			return user_data_write_batch_ubuf(file, buf, count);
 		return ret;
 	}
 	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
@@ -1924,6 +2056,7 @@ static int user_event_consumer_reg(struct trace_event_call *call,
 		return 0;
 #endif
 	}
+
 	user_event_update_status(ue);
 	/* the trace event cannot be removed from inside its own detach */
 	if (user_event_unused(ue))
@@ -1970,7 +2103,7 @@ static struct user_event *user_event_find_multi(struct user_event_group *g,
 	return NULL;
 }
 
-static void user_event_release_memory(struct user_event *ue)
+static void user_event_free(struct user_event *ue)
 {
 	kfree(ue->call.print_fmt);
 	kfree(ue->class.fields_array);
@@ -2003,10 +2136,10 @@ static bool user_flags_have(const char *flags, const char *flag)
 
 /* How user_event_find_or_create() registers an event */
 enum {
-	UE_GET_SLOT	= BIT(0),	/* with a status-page byte */
-	UE_GET_KEEP	= BIT(1),	/* until deleted, not while referred to */
-	UE_GET_PERSIST	= BIT(2),	/* USER_EVENT_REG_PERSIST */
-	UE_GET_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
+	UE_REG_SLOT	= BIT(0),	/* with a status-page byte */
+	UE_REG_KEEP	= BIT(1),	/* until deleted, not while referred to */
+	UE_REG_PERSIST	= BIT(2),	/* USER_EVENT_REG_PERSIST */
+	UE_REG_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
 };
 
 /* May @g have no more events? */
@@ -2027,37 +2160,42 @@ static struct user_event *user_event_alloc(struct user_event_group *g,
 
 	if (!ue)
 		return NULL;
+
 	user_events_count++;
 	ue->group = user_group_get(g);
 	g->nr_events++;
-	if (how & UE_GET_MULTI) {
+	if (how & UE_REG_MULTI) {
 		ue->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", d->name,
 				     user_event_multi_id++);
 		if (!ue->name) {
-			user_event_release_memory(ue);
+			user_event_free(ue);
 			return NULL;
 		}
 		kfree(d->name);
 	} else {
 		ue->name = d->name;
 	}
-	ue->multi = how & UE_GET_MULTI;
-	ue->persist = how & UE_GET_PERSIST;
-	ue->auto_del = !(how & (UE_GET_KEEP | UE_GET_PERSIST));
+
+	ue->multi = how & UE_REG_MULTI;
+	ue->persist = how & UE_REG_PERSIST;
+	ue->auto_del = !(how & (UE_REG_KEEP | UE_REG_PERSIST));
 	INIT_LIST_HEAD(&ue->enablers);
 	mutex_init(&ue->enablers_lock);
+
 	ue->flags = d->flags;
 	ue->bpf_iter = user_flags_have(d->flags, "BPF_ITER");
 	ue->args = d->args;
 	ue->fields = d->fields;
 	ue->nr_fields = d->nr_fields;
 	memset(d, 0, sizeof(*d));
+
 	for (i = 0; i < ue->nr_fields; i++) {
 		ue->fields[i].offset = offset;
 		offset += ue->fields[i].size;
 		ue->nr_locs += ue->fields[i].kind >= UF_LOC_STR;
 	}
 	ue->min_size = offset - sizeof(struct trace_entry);
+
 	refcount_set(&ue->refs, 1);
 	ue->tp.name = ue->name;
 	return ue;
@@ -2100,6 +2238,7 @@ static int user_event_add_trace_call(struct user_event *ue)
 	ue->class.fields_array = user_event_fields_array(ue);
 	if (!ue->class.fields_array)
 		return -ENOMEM;
+
 	call->class = &ue->class;
 	/* for tp_printk (output_printk()); see user_event_remove_call() */
 	call->event.funcs = &user_event_funcs;
@@ -2118,6 +2257,7 @@ static int user_event_add_trace_call(struct user_event *ue)
 		unregister_trace_event(&ue->fmt.event);
 		return ret;
 	}
+
 	dyn_event_init(&ue->devent, &user_event_ops);
 	return dyn_event_add(&ue->devent, call);
 }
@@ -2145,15 +2285,15 @@ static int user_event_add_slot(struct user_event *ue)
  */
 static int user_event_adopt(struct user_event *ue, unsigned int how)
 {
-	if ((how & UE_GET_SLOT) && !ue->index) {
+	if ((how & UE_REG_SLOT) && !ue->index) {
 		int ret = user_event_add_slot(ue);
 
 		if (ret)
 			return ret;
 	}
-	if (how & (UE_GET_KEEP | UE_GET_PERSIST))
+	if (how & (UE_REG_KEEP | UE_REG_PERSIST))
 		ue->auto_del = false;
-	ue->persist |= how & UE_GET_PERSIST;
+	ue->persist |= how & UE_REG_PERSIST;
 	return 0;
 }
 
@@ -2169,28 +2309,32 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 		user_retired_reclaim(g);
 	if (user_events_full(g))
 		return ERR_PTR(-EMFILE);
+
 	ue = user_event_alloc(g, d, how);
 	if (!ue)
 		return ERR_PTR(-ENOMEM);
-	ret = how & UE_GET_SLOT ? user_event_add_slot(ue) : 0;
+
+	ret = how & UE_REG_SLOT ? user_event_add_slot(ue) : 0;
 	if (ret) {
-		user_event_release_memory(ue);
+		user_event_free(ue);
 		return ERR_PTR(ret);
 	}
+
 	ret = user_event_add_trace_call(ue);
 	if (ret) {
 		if (ue->index)
 			xa_erase(&g->by_index, ue->index);
-		user_event_release_memory(ue);
+		user_event_free(ue);
 		return ERR_PTR(ret);
 	}
+
 	hash_add(user_event_table, &ue->node, user_name_key(g, ue->name));
 	return ue;
 }
 
 /*
  * Create the event of @g that @cmd (past @skip bytes) describes, or find it
- * if it exists with its fields; @how is a UE_GET_* mask.
+ * if it exists with its fields; @how is a UE_REG_* mask.
  */
 static struct user_event *user_event_find_or_create(struct user_event_group *g,
 						    const char *cmd,
@@ -2205,12 +2349,14 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 	ret = user_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
+
 	/* an event that exited processes held is gone, as after their exit */
 	user_event_mm_drop_released(true);
-	if (how & UE_GET_MULTI)
+	if (how & UE_REG_MULTI)
 		ue = user_event_find_multi(g, &d);
 	else
 		ue = user_event_find(g, d.name);
+
 	if (ue) {
 		ret = strcmp(ue->args, d.args) ? -EADDRINUSE : 0;
 		if (ret)
@@ -2220,6 +2366,7 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 		ret = ret ?: user_event_adopt(ue, how);
 		return ret ? ERR_PTR(ret) : ue;
 	}
+
 	ue = user_event_create_spec(g, &d, how);
 	user_spec_free(&d);
 	if (PTR_ERR_OR_ZERO(ue) == -ENOSPC)
@@ -2283,7 +2430,7 @@ static int user_event_destroy(struct user_event *ue)
 		return ret;
 	unregister_trace_event(&ue->fmt.event);
 	user_event_unlist(ue);
-	user_event_release_memory(ue);
+	user_event_free(ue);
 	return 0;
 }
 
@@ -2465,6 +2612,7 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 	r = kzalloc(struct_size(r, bufs, nr), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return NULL;
+
 	r->nr_bufs = nr;
 	r->ue = ue;
 	r->system = kasprintf(GFP_KERNEL_ACCOUNT, "%s" USER_RETIRED_SUFFIX,
@@ -2481,6 +2629,7 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 		user_retired_free(r);
 		return NULL;
 	}
+
 	INIT_LIST_HEAD(&r->class.fields);
 	r->class.system = r->system;
 	r->class.fields_array = ue->class.fields_array;
@@ -2529,6 +2678,7 @@ static int user_event_retire(struct user_event *ue, int nr)
 	r = user_retired_alloc(ue, nr);
 	if (!r)
 		return -ENOMEM;
+
 	user_retired_set_format(ue, r, false);
 	ret = trace_add_event_call(&ue->fmt);
 	if (ret) {
@@ -2536,12 +2686,15 @@ static int user_event_retire(struct user_event *ue, int nr)
 		user_retired_free(r);
 		return ret;
 	}
+
 	ue->retired = r;
 	user_retired_hold(ue, r);
+
 	/* cannot fail: nothing is attached, and event_mutex is held */
 	ret = user_event_remove_call(ue);
 	if (WARN_ON_ONCE(ret))
 		return ret;
+
 	user_event_unlist(ue);
 	ue->group->nr_retired++;
 	list_add_tail(&r->link, &user_retired_events);
@@ -2703,7 +2856,7 @@ static void user_retired_remove(struct user_retired *r)
 	list_del(&r->link);
 	ue->group->nr_retired--;
 	user_retired_free(r);
-	user_event_release_memory(ue);
+	user_event_free(ue);
 }
 
 /*
@@ -2807,7 +2960,7 @@ static int user_event_create(const char *raw_command)
 	if (!g)
 		return -ENOENT;
 	ue = user_event_find_or_create(g, raw_command, skip,
-				       UE_GET_SLOT | UE_GET_KEEP, &created);
+				       UE_REG_SLOT | UE_REG_KEEP, &created);
 	return PTR_ERR_OR_ZERO(ue);
 }
 
@@ -2842,7 +2995,7 @@ static bool user_event_is_busy(struct dyn_event *ev)
 	return user_event_busy(to_user_event(ev));
 }
 
-static int user_event_free(struct dyn_event *ev)
+static int user_event_release(struct dyn_event *ev)
 {
 	return user_event_delete(to_user_event(ev));
 }
@@ -3180,6 +3333,7 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 		flags |= FAULT_FLAG_REMOTE;
 	if (!mmget_not_zero(mm))
 		return true;
+
 	scoped_guard(mutex, &umm->lock) {
 		e = user_enabler_find(umm, addr, bit);
 		if (e && e->unmapped)
@@ -3187,17 +3341,20 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 		if (e)
 			uaddr = user_bit_word(addr, e->size, bit, &mask);
 	}
+
 	if (e) {
 		mmap_read_lock(mm);
 		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
+
 	guard(mutex)(&umm->lock);
 	e = user_enabler_find(umm, addr, bit);
 	/* gone, or another at the address that is still being registered */
 	if (!e || !e->ue)
 		return true;
+
 	guard(mutex)(&e->ue->enablers_lock);
 	/* Unmapped or read-only now: nothing to write */
 	if (!ret && user_enabler_write(e, user_event_status(e->ue)) && !last)
@@ -3258,18 +3415,18 @@ static void user_event_update_enablers(struct user_event *ue)
 		user_enabler_update(e);
 }
 
-/* mmu_notifier_register() from a worker: see user_event_mm_watch() */
-struct user_event_mm_watch_work {
+/* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
+struct user_event_mm_notifier_work {
 	struct work_struct	work;
 	struct mmu_notifier	*mn;
 	struct mm_struct	*mm;
 	int			ret;
 };
 
-static void user_event_mm_watch_fn(struct work_struct *work)
+static void user_event_mm_notifier_fn(struct work_struct *work)
 {
-	struct user_event_mm_watch_work *w =
-		container_of(work, struct user_event_mm_watch_work, work);
+	struct user_event_mm_notifier_work *w =
+		container_of(work, struct user_event_mm_notifier_work, work);
 
 	w->ret = mmu_notifier_register(w->mn, w->mm);
 }
@@ -3282,14 +3439,15 @@ static void user_event_mm_watch_fn(struct work_struct *work)
  * has no signals: it registers then, while the caller waits (@mm is a new
  * child's, not running yet, or the caller's own).
  */
-static int user_event_mm_watch(struct mmu_notifier *mn, struct mm_struct *mm)
+static int user_event_mm_notifier_register(struct mmu_notifier *mn,
+					   struct mm_struct *mm)
 {
-	struct user_event_mm_watch_work w = { .mn = mn, .mm = mm };
+	struct user_event_mm_notifier_work w = { .mn = mn, .mm = mm };
 
 	w.ret = mmu_notifier_register(mn, mm);
 	if (w.ret != -EINTR)
 		return w.ret;
-	INIT_WORK_ONSTACK(&w.work, user_event_mm_watch_fn);
+	INIT_WORK_ONSTACK(&w.work, user_event_mm_notifier_fn);
 	queue_work(system_unbound_wq, &w.work);
 	flush_work(&w.work);
 	destroy_work_on_stack(&w.work);
@@ -3311,7 +3469,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
-	if (user_event_mm_watch(&umm->mn, mm)) {
+	if (user_event_mm_notifier_register(&umm->mn, mm)) {
 		mmdrop(mm);
 		mutex_destroy(&umm->lock);
 		kfree(umm);
@@ -3357,7 +3515,7 @@ static bool user_event_mm_list(struct user_event_mm *umm)
  * registration: every thread of it (and a vfork() child, which shares the
  * memory) finds the same ones.
  */
-static struct user_event_mm *user_event_mm_current(void)
+static struct user_event_mm *user_event_mm_find_or_create(void)
 {
 	struct user_event_mm *umm = user_event_mm_find(current->mm), *mine;
 
@@ -3559,6 +3717,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		return;
 	/* a new memory: nobody else lists one for it */
 	WARN_ON_ONCE(!user_event_mm_list(umm));
+
 	guard(mutex)(&parent->lock);
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
@@ -3572,13 +3731,16 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		 */
 		if (!e->ue || e->unmapped || !user_event_mm_has_word(mm, e->addr))
 			continue;
+
 		/* the allocator says so when it fails */
 		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!c)
 			break;
+
 		c->fault_queued = false;
 		c->unregistering = false;
 		c->ue = NULL;
+
 		user_enabler_add_mm(c, umm);
 		/* the parent's enabler holds a reference meanwhile */
 		user_enabler_add_event(c, e->ue);
@@ -3586,6 +3748,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		scoped_guard(mutex, &e->ue->enablers_lock)
 			user_enabler_update(c);
 	}
+
 	mutex_unlock(&umm->lock);
 }
 
@@ -3679,6 +3842,7 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 	for (i = 0; !created && i < count; i++)
 		if (old->slots[i] == slot)
 			return i;
+
 	refs = old;
 	if (!old || count == old->size) {
 		int size = old ? 2 * old->size : 8;
@@ -3691,10 +3855,12 @@ static int user_event_fd_add(struct user_event_fd *ufd, struct user_event *ue,
 		if (old)
 			memcpy(refs->slots, old->slots, count * sizeof(*old->slots));
 	}
+
 	refs->slots[count] = slot;
 	refcount_inc(&ue->refs);
 	/* writers that see the new count see the new slot */
 	smp_store_release(&refs->count, count + 1);
+
 	if (refs != old) {
 		rcu_assign_pointer(ufd->refs, refs);
 		if (old)
@@ -3716,7 +3882,7 @@ static char *user_desc_from_user(const char __user *udesc)
 }
 
 /*
- * Register @desc on @file's fd, @how (UE_GET_*), and link @e to it when
+ * Register @desc on @file's fd, @how (UE_REG_*), and link @e to it when
  * given (the enable-bit ABI; the process's now, or freed on an error).
  * Returns the write index or -errno.
  */
@@ -3735,21 +3901,25 @@ static int user_event_fd_register(struct file *file, const char *desc,
 		if (widx)
 			return widx;
 	}
+
 	ue = user_event_find_or_create(ufd->group, desc, 0, how, &created);
 	if (IS_ERR(ue)) {
 		widx = PTR_ERR(ue);
 		goto undo;
 	}
+
 	widx = user_event_fd_add(ufd, ue, created, !!e);
 	if (widx < 0) {
 		if (created)
 			user_event_destroy(ue);
 		goto undo;
 	}
+
 	if (e) {
 		guard(mutex)(&e->umm->lock);
 		user_enabler_add_event(e, ue);
 	}
+
 	*uep = ue;
 	return widx;
 undo:
@@ -3759,8 +3929,8 @@ undo:
 }
 
 /* DIAG_IOCSREG with a struct user_status_reg: the status page */
-static long user_events_ioctl_reg(struct file *file,
-				  struct user_status_reg __user *ureg)
+static long user_data_ioctl_reg_status(struct file *file,
+				       struct user_status_reg __user *ureg)
 {
 	char *desc __free(kfree) = NULL;
 	struct user_event *ue;
@@ -3775,7 +3945,7 @@ static long user_events_ioctl_reg(struct file *file,
 
 	scoped_guard(mutex, &event_mutex) {
 		widx = user_event_fd_register(file, desc,
-					      UE_GET_SLOT | UE_GET_KEEP, NULL, &ue);
+					      UE_REG_SLOT | UE_REG_KEEP, NULL, &ue);
 		if (widx < 0)
 			return widx;
 		reg.status_index = ue->index;
@@ -3825,8 +3995,8 @@ static int user_reg_bits_from_user(struct user_reg *reg,
 }
 
 /* DIAG_IOCSREG with a struct user_reg: the enable bit */
-static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
-				       u32 size)
+static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
+				     u32 size)
 {
 	struct user_enabler *e __free(kfree) = NULL, *linked;
 	char *desc __free(kfree) = NULL;
@@ -3841,9 +4011,11 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	widx = user_reg_bits_from_user(&reg, uarg, size);
 	if (widx)
 		return widx;
+
 	desc = user_desc_from_user(u64_to_user_ptr(reg.name_args));
 	if (IS_ERR(desc))
 		return PTR_ERR(no_free_ptr(desc));
+
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
@@ -3852,13 +4024,15 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	e->addr = addr;
 	e->bit = bit;
 	e->size = reg.enable_size;
-	umm = user_event_mm_current();
+
+	umm = user_event_mm_find_or_create();
 	if (!umm)
 		return -ENOMEM;
+
 	if (reg.flags & USER_EVENT_REG_PERSIST)
-		how |= UE_GET_PERSIST;
+		how |= UE_REG_PERSIST;
 	if (reg.flags & USER_EVENT_REG_MULTI_FORMAT)
-		how |= UE_GET_MULTI;
+		how |= UE_REG_MULTI;
 
 	scoped_guard(mutex, &event_mutex) {
 		/* the process's now, or freed */
@@ -3867,6 +4041,7 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 		if (widx < 0)
 			return widx;
 	}
+
 	/*
 	 * Right when we return: the word faulted in writable here (a
 	 * copy-on-write page after fork() broken), so that consumers update
@@ -3875,28 +4050,29 @@ static long user_events_ioctl_reg_bits(struct file *file, void __user *uarg,
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++)
 		if (user_enabler_fault_in(umm, addr, bit, false))
 			break;
+
 	if (put_user(widx, (u32 __user *)(uarg +
 			offsetof(struct user_reg, write_index))))
 		return -EFAULT;
 	return 0;
 }
 
-static long user_events_ioctl_reg_any(struct file *file, void __user *uarg)
+static long user_data_ioctl_reg(struct file *file, void __user *uarg)
 {
 	u32 size;
 
 	if (get_user(size, (u32 __user *)uarg))
 		return -EFAULT;
 	if (size == sizeof(struct user_status_reg))
-		return user_events_ioctl_reg(file, uarg);
+		return user_data_ioctl_reg_status(file, uarg);
 	if (size >= sizeof(struct user_reg))
-		return user_events_ioctl_reg_bits(file, uarg, size);
+		return user_data_ioctl_reg_bits(file, uarg, size);
 	return -EINVAL;
 }
 
 /* DIAG_IOCSUNREG: stop updating a bit of the calling process, and clear it */
-static long user_events_ioctl_unreg(struct file *file,
-				    struct user_unreg __user *uarg)
+static long user_data_ioctl_unreg(struct file *file,
+				  struct user_unreg __user *uarg)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_group *group = ufd->group;
@@ -3912,11 +4088,13 @@ static long user_events_ioctl_unreg(struct file *file,
 		return -EINVAL;
 	if (size > PAGE_SIZE)
 		return -E2BIG;
+
 	ret = copy_struct_from_user(&unreg, sizeof(unreg), uarg, size);
 	if (ret)
 		return ret;
 	if (unreg.__reserved || unreg.__reserved2)
 		return -EINVAL;
+
 	/* as user_bit_check() keeps them: no enabler has any other address */
 	if (unreg.disable_addr != (unsigned long)unreg.disable_addr)
 		return -ENOENT;
@@ -3940,13 +4118,14 @@ static long user_events_ioctl_unreg(struct file *file,
 		guard(mutex)(&e->ue->enablers_lock);
 		e->unregistering = true;
 	}
+
 	user_enabler_clear(e);
 	scoped_guard(mutex, &event_mutex)
 		user_enabler_remove(e);
 	return 0;
 }
 
-static long user_events_ioctl_del(struct file *file, const char __user *uname)
+static long user_data_ioctl_del(struct file *file, const char __user *uname)
 {
 	char *name __free(kfree) = strndup_user(uname, USER_EVENT_MAX_NAME + 1);
 	struct user_event_fd *ufd = file->private_data;
@@ -3965,17 +4144,17 @@ static long user_events_ioctl_del(struct file *file, const char __user *uname)
 	return user_event_delete(ue);
 }
 
-static long user_events_ioctl(struct file *file, unsigned int cmd,
-			      unsigned long uarg)
+static long user_data_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long uarg)
 {
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		return user_events_ioctl_reg_any(file, (void __user *)uarg);
+		return user_data_ioctl_reg(file, (void __user *)uarg);
 	case DIAG_IOCSDEL:
-		return user_events_ioctl_del(file, (const char __user *)uarg);
+		return user_data_ioctl_del(file, (const char __user *)uarg);
 	case DIAG_IOCSUNREG:
-		return user_events_ioctl_unreg(file,
-					       (struct user_unreg __user *)uarg);
+		return user_data_ioctl_unreg(file,
+					     (struct user_unreg __user *)uarg);
 	}
 	return -ENOTTY;
 }
@@ -3992,8 +4171,8 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 #define DIAG_IOCSDEL32	_IOC(_IOC_WRITE, DIAG_IOC_MAGIC, 1, sizeof(compat_uptr_t))
 #define DIAG_IOCSUNREG32 _IOC(_IOC_WRITE, DIAG_IOC_MAGIC, 2, sizeof(compat_uptr_t))
 
-static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
-				     unsigned long uarg)
+static long user_data_compat_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long uarg)
 {
 	switch (cmd) {
 	case DIAG_IOCSREG32:
@@ -4008,19 +4187,17 @@ static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
-	return user_events_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
+	return user_data_ioctl(file, cmd, (unsigned long)compat_ptr(uarg));
 }
 #endif
 
-static struct user_event_group *user_group_of_inode(struct inode *inode);
-
-static int user_events_open(struct inode *inode, struct file *file)
+static int user_data_open(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = kzalloc(sizeof(*ufd), GFP_KERNEL_ACCOUNT);
 
 	if (!ufd)
 		return -ENOMEM;
-	ufd->group = user_group_of_inode(inode);
+	ufd->group = user_group_get_of_inode(inode);
 	if (!ufd->group) {
 		kfree(ufd);
 		return -ENODEV;
@@ -4030,7 +4207,7 @@ static int user_events_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
-static int user_events_release(struct inode *inode, struct file *file)
+static int user_data_release(struct inode *inode, struct file *file)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_refs *refs;
@@ -4049,6 +4226,16 @@ static int user_events_release(struct inode *inode, struct file *file)
 	kfree(ufd);
 	return 0;
 }
+
+static const struct file_operations user_data_fops = {
+	.open = user_data_open, .release = user_data_release,
+	.write		= user_data_write,
+	.write_iter	= user_data_write_iter,
+	.unlocked_ioctl	= user_data_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= user_data_compat_ioctl,
+#endif
+};
 
 /* user_events_status ----------------------------------------------------- */
 
@@ -4133,7 +4320,7 @@ static int user_status_show(struct seq_file *m, void *unused)
 
 static int user_status_open(struct inode *inode, struct file *file)
 {
-	struct user_event_group *g = user_group_of_inode(inode);
+	struct user_event_group *g = user_group_get_of_inode(inode);
 	int ret;
 
 	if (!g)
@@ -4149,55 +4336,6 @@ static int user_status_release(struct inode *inode, struct file *file)
 	user_group_put(((struct seq_file *)file->private_data)->private);
 	return single_release(inode, file);
 }
-
-static const struct file_operations user_data_fops = {
-	.open = user_events_open, .release = user_events_release,
-	.write		= user_events_write,
-	.write_iter	= user_events_write_iter,
-	.unlocked_ioctl	= user_events_ioctl,
-#ifdef CONFIG_COMPAT
-	.compat_ioctl	= user_events_compat_ioctl,
-#endif
-};
-
-/*
- * Boot-time set-up failed: no events, ever (the u: command checks the
- * status bytes first, and nothing can have made one before the files exist).
- */
-static void __init user_events_off(const char *why)
-{
-	pr_warn("%s: user_events is off\n", why);
-	user_init_group.status_bytes = NULL;
-	__free_page(user_init_group.status_page);
-	user_init_group.status_page = NULL;
-}
-
-/*
- * The "u:" command of dynamic_events (ops->free runs under event_mutex),
- * and the status page every event needs: without it, no events.
- */
-static int __init trace_events_user_init_early(void)
-{
-	struct dyn_event_operations *ops = &user_event_ops;
-	int ret;
-
-	user_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!user_init_group.status_page) {
-		pr_warn("no memory for the status page: user_events is off\n");
-		return -ENOMEM;
-	}
-	user_init_group.status_bytes = page_address(user_init_group.status_page);
-	ops->create = user_event_create;
-	ops->show = user_event_show;
-	ops->is_busy = user_event_is_busy;
-	ops->free = user_event_free;
-	ops->match = user_event_match;
-	ret = dyn_event_register(ops);
-	if (ret)
-		user_events_off("could not register the u: command");
-	return ret;
-}
-core_initcall(trace_events_user_init_early);
 
 static const struct file_operations user_status_fops = {
 	.mmap		= user_status_mmap,
@@ -4216,121 +4354,10 @@ static const struct file_operations user_status_fops = {
  * writer and in its opener. See "Containers and groups" in
  * Documentation/trace/user_events.rst.
  */
-#define USER_GROUP_MAX_NAME	32
 /* A group's limit of events unless its command gives one */
 #define USER_GROUP_EVENTS	1024
 
-/* By id, which a group's files hold (i_private): never a pointer; event_mutex */
-static DEFINE_XARRAY_ALLOC1(user_groups);
-static u32 user_group_next_id;
-/* Their limits together, which the default group cannot use */
-static unsigned int user_groups_reserved;
 static struct dentry *user_groups_dir;
-
-static struct user_event_group *user_group_get(struct user_event_group *g)
-{
-	refcount_inc(&g->refs);
-	return g;
-}
-
-static void user_group_free(struct user_event_group *g)
-{
-	if (g->status_page)
-		__free_page(g->status_page);
-	xa_destroy(&g->by_index);
-	kfree(g->system_multi);
-	kfree(g->system);
-	kfree(g->name);
-	kfree(g);
-}
-
-/* The default group's count never drops to 0: it holds one of its own */
-static void user_group_put(struct user_event_group *g)
-{
-	if (refcount_dec_and_test(&g->refs))
-		user_group_free(g);
-}
-
-/*
- * How many events @g may have: a tenant group its own limit; the default
- * group what kernel.user_events_max leaves of the groups' limits, so that
- * no group can take what another was given
- */
-static unsigned int user_group_max(struct user_event_group *g)
-{
-	unsigned int max = READ_ONCE(user_events_max);
-
-	if (g->name)
-		return g->max_events;
-	return max > user_groups_reserved ? max - user_groups_reserved : 0;
-}
-
-/* The group of a user_events_data or user_events_status, held; or NULL */
-static struct user_event_group *user_group_of_inode(struct inode *inode)
-{
-	unsigned long id = (unsigned long)inode->i_private;
-	struct user_event_group *g;
-
-	if (!id)
-		return user_group_get(&user_init_group);
-	guard(mutex)(&event_mutex);
-	/* removed meanwhile (ids are not reused soon: cyclic) */
-	g = xa_load(&user_groups, id);
-	return g ? user_group_get(g) : NULL;
-}
-
-static struct user_event_group *user_group_find(const char *name, size_t len)
-{
-	struct user_event_group *g;
-	unsigned long id;
-
-	lockdep_assert_held(&event_mutex);
-	xa_for_each(&user_groups, id, g)
-		if (strlen(g->name) == len && !strncmp(g->name, name, len))
-			return g;
-	return NULL;
-}
-
-/*
- * ASCII letters and digits, up to USER_GROUP_MAX_NAME: "user_events_NAME",
- * "user_events_NAME_multi" and their "_retired" systems are then nobody
- * else's, but for "multi" and "retired" (the default group's). Not
- * isalnum() alone: it takes Latin-1 letters too.
- */
-static bool user_group_name_ok(const char *name, size_t len)
-{
-	size_t i;
-
-	if (!len || len > USER_GROUP_MAX_NAME ||
-	    (len == 5 && !strncmp(name, "multi", 5)) ||
-	    (len == 7 && !strncmp(name, "retired", 7)))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isascii(name[i]) || !isalnum(name[i]))
-			return false;
-	return true;
-}
-
-/*
- * Is @sys (@len bytes) the system of a tenant group's events,
- * user_events_GROUP? Then @g is set to that group, NULL if there is none.
- * A multi-format system is not: "GROUP_multi" is no group's name.
- */
-static bool user_group_of_system(const char *sys, size_t len,
-				 struct user_event_group **g)
-{
-	size_t pre = strlen(USER_EVENTS_SYSTEM) + 1;
-
-	lockdep_assert_held(&event_mutex);
-	if (len <= pre || strncmp(sys, USER_EVENTS_SYSTEM "_", pre) ||
-	    !user_group_name_ok(sys + pre, len - pre))
-		return false;
-	*g = user_group_find(sys + pre, len - pre);
-	return true;
-}
-
-static const struct file_operations user_data_fops;
-static const struct file_operations user_status_fops;
 
 /* user_groups/NAME/ and its two files, which know @g by its id */
 static int user_group_add_files(struct user_event_group *g)
@@ -4366,9 +4393,11 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 	if (max > user_group_max(&user_init_group) ||
 	    user_init_group.nr_events > user_group_max(&user_init_group) - max)
 		return -ENOSPC;
+
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return -ENOMEM;
+
 	xa_init_flags(&g->by_index, XA_FLAGS_ALLOC1);
 	refcount_set(&g->refs, 1);
 	g->max_events = max;
@@ -4383,18 +4412,21 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 		return -ENOMEM;
 	}
 	g->status_bytes = page_address(g->status_page);
+
 	ret = xa_alloc_cyclic(&user_groups, &g->id, g, xa_limit_32b,
 			      &user_group_next_id, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		user_group_free(g);
 		return ret;
 	}
+
 	ret = user_group_add_files(g);
 	if (ret) {
 		xa_erase(&user_groups, g->id);
 		user_group_free(g);
 		return ret;
 	}
+
 	user_groups_reserved += max;
 	return 0;
 }
@@ -4512,6 +4544,45 @@ static void __init user_groups_init(void)
 }
 
 /* Set-up at boot --------------------------------------------------------- */
+
+/*
+ * Boot-time set-up failed: no events, ever (the u: command checks the
+ * status bytes first, and nothing can have made one before the files exist).
+ */
+static void __init user_events_off(const char *why)
+{
+	pr_warn("%s: user_events is off\n", why);
+	user_init_group.status_bytes = NULL;
+	__free_page(user_init_group.status_page);
+	user_init_group.status_page = NULL;
+}
+
+/*
+ * The "u:" command of dynamic_events (ops->free runs under event_mutex),
+ * and the status page every event needs: without it, no events.
+ */
+static int __init trace_events_user_init_early(void)
+{
+	struct dyn_event_operations *ops = &user_event_ops;
+	int ret;
+
+	user_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!user_init_group.status_page) {
+		pr_warn("no memory for the status page: user_events is off\n");
+		return -ENOMEM;
+	}
+	user_init_group.status_bytes = page_address(user_init_group.status_page);
+	ops->create = user_event_create;
+	ops->show = user_event_show;
+	ops->is_busy = user_event_is_busy;
+	ops->free = user_event_release;
+	ops->match = user_event_match;
+	ret = dyn_event_register(ops);
+	if (ret)
+		user_events_off("could not register the u: command");
+	return ret;
+}
+core_initcall(trace_events_user_init_early);
 
 static struct ctl_table user_event_sysctls[] = {
 	{
