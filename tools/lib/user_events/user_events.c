@@ -495,14 +495,20 @@ static ssize_t ue_writev(const struct ue_event *ev, const struct iovec *v, int n
 	return ue_written(ev, ue_write_iov(v, n));
 }
 
+/* Before a write of @n iovecs of @ev: 0, or why it cannot be */
+static int ue_write_prepare(struct ue_event *ev, int n)
+{
+	if (n < 0 || n > UE_MAX_IOV)
+		return ue_fail(-EINVAL);
+	return ue_event_register(ev);
+}
+
 ssize_t ue_write(struct ue_event *ev, const struct iovec *iov, int n)
 {
 	struct iovec v[1 + UE_MAX_IOV];
 	int err;
 
-	if (n < 0 || n > UE_MAX_IOV)
-		return ue_fail(-EINVAL);
-	err = ue_event_register(ev);
+	err = ue_write_prepare(ev, n);
 	if (err)
 		return err;
 	v[0].iov_base = &ev->write_index;
@@ -961,9 +967,7 @@ int ue_batch_add(struct ue_batch *b, struct ue_event *ev,
 	unsigned char *p;
 	int err;
 
-	if (n < 0 || n > UE_MAX_IOV)
-		return ue_fail(-EINVAL);
-	err = ue_event_register(ev);
+	err = ue_write_prepare(ev, n);
 	if (err)
 		return err;
 	p = ue_batch_room(b, ev, UE_INDEX_SIZE + ue_iov_len(iov, n));

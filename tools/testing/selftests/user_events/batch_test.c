@@ -20,6 +20,7 @@
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
 #include "ue_bpf.h"
+#include "ue_bpf_seen.h"
 
 /* A batch being built: the marker, then [size][index][payload] records */
 struct bat {
@@ -610,119 +611,27 @@ TEST_F(batch, perf_samples)
 	free(b.buf);
 }
 
-/* What the programs saw (the map's one value) */
-struct seen {
-	__u64 count;		/* runs */
-	__u64 a;		/* first u32 of the payload */
-	__u64 b;		/* second u32 (standard), data_type (BPF_ITER) */
-	__u64 len;		/* data_len (BPF_ITER) */
-};
-
-/* Standard context: count the run, keep the record's two u32, return 1 */
-static int load_standard(int map)
-{
-	struct bpf_insn prog[] = {
-		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
-		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(0, 0, 6),
-		MOV_IMM(1, 1),
-		LOCK_ADD(0, 1, 0),
-		LDX(BPF_W, 1, 6, 8),
-		STX(BPF_DW, 0, 1, 8),
-		LDX(BPF_W, 1, 6, 12),
-		STX(BPF_DW, 0, 1, 16),
-		MOV_IMM(0, 1),
-		EXIT(),
-	};
-
-	return uet_bpf_load(prog, ARRAY_SIZE(prog));
-}
-
-/*
- * BPF_ITER context: count the run, keep data_type and data_len, and the
- * payload's first u32, read at udata or at iov[0].iov_base + iov_offset
- */
-static int load_iter(int map)
-{
-	struct bpf_insn prog[] = {
-		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
-		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(0, 0, 35),
-		MOV_REG(7, 0),
-		MOV_REG(1, 10), ADD_IMM(1, -24), MOV_IMM(2, 16), MOV_REG(3, 6),
-		ADD_IMM(3, USER_BPF_CONTEXT_OFFSET),
-		CALL(BPF_FUNC_probe_read_kernel),
-		MOV_IMM(1, 1),
-		LOCK_ADD(7, 1, 0),
-		LDX(BPF_W, 1, 10, -24),
-		STX(BPF_DW, 7, 1, 16),
-		LDX(BPF_W, 1, 10, -20),
-		STX(BPF_DW, 7, 1, 24),
-		LDX(BPF_DW, 3, 10, -16),
-		LDX(BPF_W, 1, 10, -24),
-		JEQ_IMM(1, USER_BPF_DATA_USER, 13),
-		JNE_IMM(1, USER_BPF_DATA_ITER, 18),
-		MOV_REG(1, 10), ADD_IMM(1, -40), MOV_IMM(2, 16),
-		CALL(BPF_FUNC_probe_read_kernel),
-		LDX(BPF_DW, 3, 10, -32),
-		MOV_REG(1, 10), ADD_IMM(1, -56), MOV_IMM(2, 16),
-		CALL(BPF_FUNC_probe_read_kernel),
-		LDX(BPF_DW, 3, 10, -56),
-		LDX(BPF_W, 1, 10, -40),
-		ADD_REG(3, 1),
-		MOV_REG(1, 10), ADD_IMM(1, -64), MOV_IMM(2, 4),
-		CALL(BPF_FUNC_probe_read_user),
-		LDX(BPF_W, 1, 10, -64),
-		STX(BPF_DW, 7, 1, 8),
-		MOV_IMM(0, 0),
-		EXIT(),
-	};
-
-	return uet_bpf_load(prog, ARRAY_SIZE(prog));
-}
-
-/* A perf event of this task on the tracepoint @event, running @prog */
-static int attach(const char *event, int prog)
-{
-	int fd = uet_perf_open(uet_tracepoint_id(event), 0, -1, 1);
-
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) ||
-	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* A program with the standard context runs once per record */
 TEST_F(batch, bpf_standard)
 {
-	int map, prog, perf, i;
-	struct seen seen;
+	struct uet_bpf_run run;
+	struct uet_seen seen;
 	struct bat b;
+	int i;
 
 	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF))
 		return;
-	map = uet_bpf_map(sizeof(seen), 1);
-	ASSERT_LE(0, map);
-	prog = load_standard(map);
-	ASSERT_LE(0, prog);
-	perf = attach("bt_b", prog);
-	ASSERT_LE(0, perf);
+	ASSERT_EQ(0, uet_bpf_run_start(&run, "bt_b", 0));
 	bat_init(&b, 4096);
 	for (i = 0; i < 7; i++)
 		bat_add_2u32(&b, self->b.write_index, 70 + i, 0xb0 + i);
 	bat_add_u32(&b, self->a.write_index, 1);	/* nobody: skipped */
 	EXPECT_EQ(b.len, bat_write(self->fd, &b));
-	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(run.map, 0, &seen));
 	EXPECT_EQ(7, seen.count);
 	EXPECT_EQ(76, seen.a);
 	EXPECT_EQ(0xb6, seen.b);
-	close(perf);
-	close(prog);
-	close(map);
+	uet_bpf_run_stop(&run);
 	free(b.buf);
 }
 
@@ -734,22 +643,18 @@ TEST_F(batch, bpf_iter)
 {
 	static const __u32 last[3] = { 85, 0, 0 };
 	struct user_status_reg reg;
-	int map, prog, perf, fd, i;
+	struct uet_bpf_run run;
 	struct iovec iov[3];
-	struct seen seen;
+	struct uet_seen seen;
 	struct bat b;
+	int fd, i;
 
 	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF))
 		return;
 	fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "bt_iter:BPF_ITER u32 a; u32 b", &reg));
-	map = uet_bpf_map(sizeof(seen), 1);
-	ASSERT_LE(0, map);
-	prog = load_iter(map);
-	ASSERT_LE(0, prog);
-	perf = attach("bt_iter", prog);
-	ASSERT_LE(0, perf);
+	ASSERT_EQ(0, uet_bpf_run_start(&run, "bt_iter", 1));
 
 	bat_init(&b, 4096);
 	for (i = 0; i < 5; i++)
@@ -757,7 +662,7 @@ TEST_F(batch, bpf_iter)
 	/* the last with 4 bytes more */
 	bat_add(&b, reg.write_index, last, sizeof(last));
 	EXPECT_EQ(b.len, write(fd, b.buf, b.len));
-	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(run.map, 0, &seen));
 	EXPECT_EQ(6, seen.count);
 	EXPECT_EQ(85, seen.a);
 	EXPECT_EQ(USER_BPF_DATA_USER, seen.b);
@@ -769,14 +674,12 @@ TEST_F(batch, bpf_iter)
 	iov[1].iov_base = b.buf + iov[0].iov_len;
 	iov[1].iov_len = 12;
 	EXPECT_EQ(b.len, writev(fd, iov, 2));
-	ASSERT_EQ(0, uet_bpf_map_read(map, 0, &seen));
+	ASSERT_EQ(0, uet_bpf_map_read(run.map, 0, &seen));
 	EXPECT_EQ(12, seen.count);
 	EXPECT_EQ(85, seen.a);
 	EXPECT_EQ(USER_BPF_DATA_ITER, seen.b);
 	EXPECT_EQ(12, seen.len);
-	close(perf);
-	close(prog);
-	close(map);
+	uet_bpf_run_stop(&run);
 	close(fd);
 	fd = open(UE_DATA, O_RDWR);
 	EXPECT_EQ(0, uet_delete(fd, "bt_iter"));

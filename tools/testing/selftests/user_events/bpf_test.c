@@ -17,92 +17,7 @@
 #include "../kselftest_harness.h"
 #include "ue_helpers.h"
 #include "ue_bpf.h"
-
-/* The map's one value: what the programs saw */
-struct seen {
-	__u64 count;		/* runs */
-	__u64 a;		/* first u32 of the payload */
-	__u64 b;		/* second u32 (standard), data_type (BPF_ITER) */
-	__u64 len;		/* data_len (BPF_ITER) */
-};
-
-/*
- * Standard context (the record: 8-byte common header, then u32 a, u32 b):
- * count the run, keep a and b, return 1 so perf samples go on.
- */
-static int load_standard(int map)
-{
-	struct bpf_insn prog[] = {
-		/* r6 = ctx, r0 = &map[0] */
-		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
-		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(0, 0, 6),
-		MOV_IMM(1, 1),
-		LOCK_ADD(0, 1, 0),
-		LDX(BPF_W, 1, 6, 8),
-		STX(BPF_DW, 0, 1, 8),
-		LDX(BPF_W, 1, 6, 12),
-		STX(BPF_DW, 0, 1, 16),
-		MOV_IMM(0, 1),
-		EXIT(),
-	};
-
-	return uet_bpf_load(prog, ARRAY_SIZE(prog));
-}
-
-/*
- * BPF_ITER context: as for any tracepoint program, the first 8 bytes are the
- * kernel's (the helpers read a struct pt_regs pointer there); the struct
- * user_bpf_context is at USER_BPF_CONTEXT_OFFSET, where a record's first
- * field would be. Copy it, count the run, keep
- * data_type and data_len, then read the payload's first u32 where it is:
- * udata (one user buffer) or iov[0].iov_base + iov_offset (the iovecs).
- * Returns 0: no perf sample, so nothing is copied for this program.
- */
-static int load_iter(int map)
-{
-	struct bpf_insn prog[] = {
-		/* r6 = ctx, r0 = &map[0] */
-		MOV_REG(6, 1), ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
-		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(0, 0, 35),		/* to out */
-		MOV_REG(7, 0),
-		/* the user_bpf_context at fp-24: data_type, data_len, pointer */
-		MOV_REG(1, 10), ADD_IMM(1, -24), MOV_IMM(2, 16), MOV_REG(3, 6),
-		ADD_IMM(3, USER_BPF_CONTEXT_OFFSET),
-		CALL(BPF_FUNC_probe_read_kernel),
-		MOV_IMM(1, 1),
-		LOCK_ADD(7, 1, 0),
-		LDX(BPF_W, 1, 10, -24),
-		STX(BPF_DW, 7, 1, 16),
-		LDX(BPF_W, 1, 10, -20),
-		STX(BPF_DW, 7, 1, 24),
-		LDX(BPF_DW, 3, 10, -16),
-		LDX(BPF_W, 1, 10, -24),
-		JEQ_IMM(1, USER_BPF_DATA_USER, 13),	/* to read_user */
-		JNE_IMM(1, USER_BPF_DATA_ITER, 18),	/* to out */
-		/* struct user_bpf_iter at fp-40: iov_offset, nr_segs, iov */
-		MOV_REG(1, 10), ADD_IMM(1, -40), MOV_IMM(2, 16),
-		CALL(BPF_FUNC_probe_read_kernel),
-		LDX(BPF_DW, 3, 10, -32),
-		/* iov[0] at fp-56: iov_base, iov_len */
-		MOV_REG(1, 10), ADD_IMM(1, -56), MOV_IMM(2, 16),
-		CALL(BPF_FUNC_probe_read_kernel),
-		LDX(BPF_DW, 3, 10, -56),
-		LDX(BPF_W, 1, 10, -40),
-		ADD_REG(3, 1),
-		/* read_user: the first u32 of the payload at fp-64 */
-		MOV_REG(1, 10), ADD_IMM(1, -64), MOV_IMM(2, 4),
-		CALL(BPF_FUNC_probe_read_user),
-		LDX(BPF_W, 1, 10, -64),
-		STX(BPF_DW, 7, 1, 8),
-		/* out */
-		MOV_IMM(0, 0),
-		EXIT(),
-	};
-
-	return uet_bpf_load(prog, ARRAY_SIZE(prog));
-}
+#include "ue_bpf_seen.h"
 
 /* A BPF_MAP_TYPE_PERF_EVENT_ARRAY of one perf event; an fd or -1 */
 static int perf_output_map(void)
@@ -184,20 +99,6 @@ static int load_iter_direct(int map, short far)
 	return uet_bpf_load(prog, ARRAY_SIZE(prog));
 }
 
-/* A perf event of this task on the tracepoint, running @prog */
-static int attach(const char *event, int prog)
-{
-	int fd = uet_perf_open(uet_tracepoint_id(event), 0, -1, 1);
-
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) ||
-	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 FIXTURE(bpf) {
 	int fd;				/* user_events_data */
@@ -217,7 +118,7 @@ FIXTURE_SETUP(bpf)
 	ASSERT_NE(NULL, self->page);
 	self->fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	self->map = uet_bpf_map(sizeof(struct seen), 1);
+	self->map = uet_bpf_map(sizeof(struct uet_seen), 1);
 	ASSERT_LE(0, self->map);
 	self->prog = -1;
 	self->perf = -1;
@@ -253,7 +154,7 @@ static void reg_attach(struct __test_metadata *_metadata, struct _test_data_bpf 
 	ASSERT_EQ(0, uet_register(self->fd, desc, reg));
 	self->prog = prog;
 	ASSERT_LE(0, self->prog);
-	self->perf = attach(name, self->prog);
+	self->perf = uet_bpf_attach(name, self->prog);
 	ASSERT_LE(0, self->perf);
 }
 
@@ -261,7 +162,7 @@ static void reg_attach(struct __test_metadata *_metadata, struct _test_data_bpf 
 TEST_F(bpf, standard_context)
 {
 	struct user_status_reg reg;
-	struct seen seen;
+	struct uet_seen seen;
 	__u32 vals[2];
 	struct iovec iov[2] = {
 		{ &reg.write_index, sizeof(reg.write_index) },
@@ -272,9 +173,9 @@ TEST_F(bpf, standard_context)
 	self->name = "bpf_t";
 	ASSERT_EQ(0, uet_register(self->fd, "bpf_t u32 a; u32 b", &reg));
 	ASSERT_EQ(0, self->page[reg.status_index]);
-	self->prog = load_standard(self->map);
+	self->prog = uet_bpf_load_seen_standard(self->map);
 	ASSERT_LE(0, self->prog);
-	self->perf = attach("bpf_t", self->prog);
+	self->perf = uet_bpf_attach("bpf_t", self->prog);
 	ASSERT_LE(0, self->perf);
 	/* the program's perf event is a perf consumer */
 	ASSERT_EQ(EVENT_STATUS_PERF, self->page[reg.status_index]);
@@ -302,7 +203,7 @@ TEST_F(bpf, standard_context)
 TEST_F(bpf, iter_iovecs)
 {
 	struct user_status_reg reg;
-	struct seen seen;
+	struct uet_seen seen;
 	__u32 first[2], b = 7, ab[2] = { 0xfeed, 1 };
 	struct iovec iov[2] = {
 		{ first, sizeof(first) },	/* write index, then a */
@@ -315,7 +216,7 @@ TEST_F(bpf, iter_iovecs)
 
 	/* unknown flags beside BPF_ITER are ignored */
 	reg_attach(_metadata, self, "bpf_i", "bpf_i:SOMEDAY,BPF_ITER u32 a; u32 b",
-		   load_iter(self->map), &reg);
+		   uet_bpf_load_seen_iter(self->map), &reg);
 	ASSERT_EQ(EVENT_STATUS_PERF, self->page[reg.status_index]);
 
 	first[0] = reg.write_index;
@@ -338,11 +239,11 @@ TEST_F(bpf, iter_iovecs)
 TEST_F(bpf, iter_one_buffer)
 {
 	struct user_status_reg reg;
-	struct seen seen;
+	struct uet_seen seen;
 	__u32 buf[3];
 
 	reg_attach(_metadata, self, "bpf_w", "bpf_w:BPF_ITER u32 a; u32 b",
-		   load_iter(self->map), &reg);
+		   uet_bpf_load_seen_iter(self->map), &reg);
 
 	buf[0] = reg.write_index;
 	buf[1] = 0xc0ffee;
@@ -379,7 +280,7 @@ TEST_F(bpf, iter_helpers)
 	struct perf_event_header *hdr;
 	struct user_status_reg reg;
 	int out_map, out, key = 0;
-	struct seen seen;
+	struct uet_seen seen;
 	cpu_set_t cpu0;
 	__u32 buf[3];
 	__u64 v;
@@ -429,7 +330,7 @@ TEST_F(bpf, iter_helpers)
 TEST_F(bpf, iter_context_bounds)
 {
 	struct user_status_reg reg, reg2;
-	struct seen seen;
+	struct uet_seen seen;
 	__u32 buf[3];
 	char big[4 + 4 + 200];
 	int prog;
@@ -453,7 +354,7 @@ TEST_F(bpf, iter_context_bounds)
 	ASSERT_EQ(0, uet_register(self->fd, "bpf_z2:BPF_ITER u32 a; u32 b", &reg2));
 	prog = load_iter_direct(self->map, 16);
 	ASSERT_LE(0, prog);
-	EXPECT_GT(0, attach("bpf_z2", prog));
+	EXPECT_GT(0, uet_bpf_attach("bpf_z2", prog));
 	EXPECT_EQ(EACCES, errno);
 	/* and the event has no consumer */
 	EXPECT_EQ(0, self->page[reg2.status_index]);
@@ -472,12 +373,12 @@ TEST_F(bpf, iter_context_bounds)
 TEST_F(bpf, iter_with_ftrace)
 {
 	struct user_status_reg reg;
-	struct seen seen;
+	struct uet_seen seen;
 	__u32 buf[3];
 	char *trace;
 
 	reg_attach(_metadata, self, "bpf_f", "bpf_f:BPF_ITER u32 a; u32 b",
-		   load_iter(self->map), &reg);
+		   uet_bpf_load_seen_iter(self->map), &reg);
 	ASSERT_EQ(0, uet_write_file(TRACEFS "trace", "", O_TRUNC));
 	ASSERT_EQ(0, uet_enable("", "bpf_f", 1));
 	ASSERT_EQ(EVENT_STATUS_PERF | EVENT_STATUS_FTRACE,
@@ -515,7 +416,7 @@ static int consumer(int c, int on, int prog, int *fds)
 		if (!on)
 			return close(fds[c]);
 		fds[c] = c == 2 ? uet_perf_open(uet_tracepoint_id("bpf_o"), 0, -1, 0) :
-				  attach("bpf_o", prog);
+				   uet_bpf_attach("bpf_o", prog);
 		return fds[c] < 0 ? -1 : 0;
 	}
 }
@@ -535,7 +436,7 @@ TEST_F_TIMEOUT(bpf, status_any_order, 300)
 
 	self->name = "bpf_o";
 	ASSERT_EQ(0, uet_register(self->fd, "bpf_o u32 a; u32 b", &reg));
-	self->prog = load_standard(self->map);
+	self->prog = uet_bpf_load_seen_standard(self->map);
 	ASSERT_LE(0, self->prog);
 	memset(on, 0, sizeof(on));
 	for (r = 0; r < 4; r++) {
