@@ -99,7 +99,6 @@ static int load_iter_direct(int map, short far)
 	return uet_bpf_load(prog, ARRAY_SIZE(prog));
 }
 
-
 FIXTURE(bpf) {
 	int fd;				/* user_events_data */
 	const unsigned char *page;	/* the status page */
