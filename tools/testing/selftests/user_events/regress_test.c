@@ -2207,6 +2207,137 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 	EXPECT_EQ(0, uet_delete_named("rg_funreg"));
 }
 
+struct rg_enabling {
+	const char *name;
+	int on;
+	int ret;
+	int done;		/* a pipe: a byte once uet_enable() returned */
+};
+
+static void *rg_enable_thread(void *arg)
+{
+	struct rg_enabling *en = arg;
+	char c = 0;
+
+	en->ret = uet_enable("", en->name, en->on);
+	if (write(en->done, &c, 1) != 1)
+		en->ret = -EPIPE;
+	return NULL;
+}
+
+/* Write-protect [@addr, +@len) through @uffd (@on), or take it off (wakes) */
+static int rg_uffd_wp(int uffd, void *addr, long len, int on)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { .start = (unsigned long)addr, .len = len },
+		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+
+	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) ? -1 : 0;
+}
+
+/*
+ * Failure: an enable or disable that waits for another process: a fault on
+ * its word that the process's userfaultfd must resolve, or a file's page.
+ * A tracer's echo into "enable" would hang for as long as the process
+ * pleases, event_mutex held, and every tracer with it.
+ *
+ * Two enablers of one event: word A in private anonymous memory that a
+ * userfaultfd write-protects (nobody answers it yet), word B in a private
+ * mapping of a memfd, its page read but never written (the file's page,
+ * copy-on-write). The enable and then the disable, each from a thread,
+ * must return while the userfaultfd is left unanswered. B's bit follows
+ * from the kernel's worker, in the process's own copy of the page: the
+ * file still reads 0. A's bit follows once the test answers the worker's
+ * write-protect fault on A's page.
+ *
+ * On a kernel whose enable faulted A's page itself, waiting: the enable
+ * did not return until the fault was answered.
+ */
+TEST_F_TIMEOUT(slow, enable_waits_for_no_fault, 300)
+{
+	int fd = open(UE_DATA, O_RDWR), ctl, uffd, mfd, done[2], step;
+	struct rg_enabling en = { .name = "rg_nowait" };
+	long page = getpagesize();
+	struct user_status_reg reg;
+	__u32 *a, *b, fword = 1;
+	struct uffd_msg msg;
+	pthread_t th;
+	char c;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	uffd = rg_uffd();
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd (CONFIG_USERFAULTFD): %s", strerror(errno));
+	ASSERT_LE(0, fd);
+	/* made through the status page: the event stays */
+	ctl = open(UE_DATA, O_RDWR);
+	ASSERT_EQ(0, uet_register(ctl, "rg_nowait u32 a", &reg));
+	ASSERT_EQ(0, pipe(done));
+	en.done = done[1];
+
+	a = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, a);
+	*a = 0;
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_nowait u32 a", a, 4, 1, 0, NULL));
+	ASSERT_EQ(0, rg_uffd_register(uffd, a, page, UFFDIO_REGISTER_MODE_WP))
+		TH_LOG("UFFDIO_REGISTER (write-protect): %s", strerror(errno));
+
+	mfd = memfd_create("rg_nowait", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, page));
+	b = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
+	ASSERT_NE(MAP_FAILED, b);
+	ASSERT_EQ(0, __atomic_load_n(b, __ATOMIC_RELAXED));
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_nowait u32 a", b, 4, 2, 0, NULL));
+
+	for (step = 1; step >= 0; step--) {
+		ASSERT_EQ(0, rg_uffd_wp(uffd, a, page, 1));
+		en.on = step;
+		ASSERT_EQ(0, pthread_create(&th, NULL, rg_enable_thread, &en));
+		if (!rg_wait_readable(done[0], 60000)) {
+			/* answer the fault, or the thread never returns */
+			rg_uffd_wp(uffd, a, page, 0);
+			pthread_join(th, NULL);
+			ASSERT_TRUE(0) TH_LOG("wait expired: the %s to return",
+					      step ? "enable" : "disable");
+		}
+		pthread_join(th, NULL);
+		ASSERT_EQ(1, read(done[0], &c, 1));
+		ASSERT_EQ(0, en.ret)
+			TH_LOG("%s: %s", step ? "enable" : "disable", strerror(-en.ret));
+		/* A's page is write-protected: its bit is as it was */
+		EXPECT_EQ(!step, !!(__atomic_load_n(a, __ATOMIC_RELAXED) & (1u << 1)));
+
+		/* the worker's fault on A's page is the one left to answer */
+		ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
+			TH_LOG("wait expired: the worker's write of word A");
+		EXPECT_TRUE(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP);
+		EXPECT_EQ((unsigned long)a, msg.arg.pagefault.address & ~(page - 1));
+		ASSERT_EQ(0, rg_uffd_wp(uffd, a, page, 0));
+		EXPECT_TRUE(rg_wait_bit(a, 1, step, 30000))
+			TH_LOG("wait expired: word A's bit to be %d", step);
+		EXPECT_TRUE(rg_wait_bit(b, 2, step, 30000))
+			TH_LOG("wait expired: word B's bit to be %d", step);
+		/* the process's copy changed, never the file */
+		ASSERT_EQ(sizeof(fword), pread(mfd, &fword, sizeof(fword), 0));
+		EXPECT_EQ(0, fword);
+	}
+
+	EXPECT_EQ(0, uet_unregister_bits(fd, a, 1));
+	EXPECT_EQ(0, uet_unregister_bits(fd, b, 2));
+	close(done[0]);
+	close(done[1]);
+	munmap(a, page);
+	munmap(b, page);
+	close(mfd);
+	close(uffd);
+	close(fd);
+	close(ctl);
+	EXPECT_EQ(0, uet_delete_named("rg_nowait"));
+}
+
 /* Deleting events whose records a buffer holds -------------------------- */
 
 #define RG_INST "instances/rg_inst/"
