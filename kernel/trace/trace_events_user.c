@@ -24,11 +24,13 @@
 #include <linux/init.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
+#include <linux/pagemap.h>
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/stringhash.h>
 #include <linux/sysctl.h>
@@ -1276,22 +1278,34 @@ static __always_inline void user_event_mark_in_buffer(struct user_event *ue)
 		WRITE_ONCE(ue->in_buffer, true);
 }
 
+/* A batch run's ftrace context before its first ftrace record */
+#define USER_CTX_UNSET		UINT_MAX
+
 /*
  * The record of user_event_ftrace() without the generic layer: reserved
  * and committed on the ring buffer, the common header filled as
- * trace_event_buffer_reserve() fills it.
+ * trace_event_buffer_reserve() fills it. The context (the flags and the
+ * preempt count) is the one of now, or with @ctx, a batch run's
+ * (user_batch_run()), taken at its first ftrace record.
  */
 static __always_inline void
 user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
 			 struct iov_iter *from, size_t len,
-			 struct user_event_write *w)
+			 struct user_event_write *w, unsigned int *ctx)
 {
 	struct trace_buffer *buffer = file->tr->array_buffer.buffer;
-	/* before the reserve, which raises the preempt count */
-	unsigned int trace_ctx = tracing_gen_ctx_dec();
 	struct ring_buffer_event *event;
 	struct trace_entry *entry;
+	unsigned int trace_ctx;
 
+	/* before the reserve, which raises the preempt count */
+	if (!ctx) {
+		trace_ctx = tracing_gen_ctx_dec();
+	} else {
+		if (*ctx == USER_CTX_UNSET)
+			*ctx = tracing_gen_ctx_dec();
+		trace_ctx = *ctx;
+	}
 	event = ring_buffer_lock_reserve(buffer, sizeof(*entry) + len);
 	if (!event)
 		return;
@@ -1342,12 +1356,13 @@ static noinline void user_event_ftrace_generic(struct trace_event_file *file,
 static __always_inline void user_event_ftrace(void *data,
 					      struct user_event *ue,
 					      struct iov_iter *from, size_t len,
-					      struct user_event_write *w)
+					      struct user_event_write *w,
+					      unsigned int *ctx)
 {
 	struct trace_event_file *file = data;
 
 	if (likely(user_ftrace_direct(file)))
-		user_event_ftrace_direct(file, ue, from, len, w);
+		user_event_ftrace_direct(file, ue, from, len, w, ctx);
 	else
 		user_event_ftrace_generic(file, ue, from, len, w);
 }
@@ -1499,15 +1514,17 @@ static __always_inline void user_event_perf(void *data,
  * record. The probe's address tells which, and only a probe of ours is
  * called: a removal that could not allocate a smaller array leaves
  * tp_stub_func in its place, with the data of the consumer that is gone.
+ * @ctx: see user_event_ftrace_direct().
  */
 static __always_inline void user_event_call_probe(const struct tracepoint_func *f,
 						  struct user_event *ue,
 						  struct iov_iter *i,
 						  size_t len,
-						  struct user_event_write *w)
+						  struct user_event_write *w,
+						  unsigned int *ctx)
 {
 	if (likely(f->func == (void *)user_event_ftrace))
-		user_event_ftrace(f->data, ue, i, len, w);
+		user_event_ftrace(f->data, ue, i, len, w, ctx);
 #ifdef CONFIG_PERF_EVENTS
 	else if (f->func == (void *)user_event_perf)
 		user_event_perf(f->data, ue, i, len, w);
@@ -1584,7 +1601,7 @@ static __always_inline bool user_event_call_probes(struct user_event *ue,
 	}
 	pagefault_disable();
 	do {
-		user_event_call_probe(f, ue, i, len, w);
+		user_event_call_probe(f, ue, i, len, w, NULL);
 	} while ((++f)->func && !w->stop);
 	pagefault_enable();
 	preempt_enable_notrace();
@@ -1639,23 +1656,31 @@ static __always_inline int user_event_emit(struct user_event *ue,
 	return 0;
 }
 
+/* The slot of write index @idx in @refs (may be NULL), 0 for none */
+static __always_inline unsigned long
+user_event_slot_in(const struct user_event_refs *refs, int idx)
+{
+	/*
+	 * Pairs with the release in user_event_fd_add(): counted slots are
+	 * set. A negative index is out of range too.
+	 */
+	if (refs && (unsigned int)idx < (unsigned int)smp_load_acquire(&refs->count))
+		return refs->slots[idx];
+	return 0;
+}
+
 /* The slot of write index @idx of @file, 0 for none */
 static __always_inline unsigned long user_event_slot_of_fd(struct file *file,
 							   int idx)
 {
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event_refs *refs;
-	unsigned long slot = 0;
+	unsigned long slot;
 
 	/* The fd holds a reference on each of its events until release */
 	rcu_read_lock_sched();
 	refs = rcu_dereference_sched(ufd->refs);
-	/*
-	 * Pairs with the release in user_event_fd_add(): counted slots are
-	 * set. A negative index is out of range too.
-	 */
-	if (refs && (unsigned int)idx < (unsigned int)smp_load_acquire(&refs->count))
-		slot = refs->slots[idx];
+	slot = user_event_slot_in(refs, idx);
 	rcu_read_unlock_sched();
 	return slot;
 }
@@ -1723,6 +1748,22 @@ static __always_inline s64 user_event_read_index(const struct iov_iter *i,
 	return user_event_read_index_iter(i);
 }
 
+/* user_event_write_check() of the @slot that write index @idx has */
+static __always_inline int user_event_slot_check(unsigned long slot, int idx,
+						 size_t len,
+						 struct user_event **uep)
+{
+	struct user_event *ue;
+
+	if (unlikely(!slot))
+		return idx < 0 ? -EINVAL : -ENOENT;
+	ue = user_slot_event(slot);
+	if (len < ue->min_size)
+		return -EINVAL;
+	*uep = ue;
+	return slot & USER_SLOT_BIT_ABI;
+}
+
 /*
  * A write of index @idx and @len payload bytes, on @file: its event in
  * *@uep when the payload is to be recorded, and whether the index is of
@@ -1732,17 +1773,8 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 						  size_t len,
 						  struct user_event **uep)
 {
-	struct user_event *ue;
-	unsigned long slot;
-
-	slot = user_event_slot_of_fd(file, idx);
-	if (unlikely(!slot))
-		return idx < 0 ? -EINVAL : -ENOENT;
-	ue = user_slot_event(slot);
-	if (len < ue->min_size)
-		return -EINVAL;
-	*uep = ue;
-	return slot & USER_SLOT_BIT_ABI;
+	return user_event_slot_check(user_event_slot_of_fd(file, idx), idx,
+				     len, uep);
 }
 
 /* Batches ---------------------------------------------------------------- */
@@ -1791,58 +1823,157 @@ static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
 }
 
 /*
+ * The records of a batch in one user buffer are recorded in runs: up to
+ * USER_BATCH_RUN records, or the first past USER_BATCH_RUN_BYTES, in one
+ * section without preemption nor page faults, then cond_resched(). A run
+ * also ends where the scheduler wants the CPU.
+ */
+#define USER_BATCH_RUN		16
+#define USER_BATCH_RUN_BYTES	SZ_16K
+
+/*
+ * A batch in one user buffer, being recorded: the next record's head at
+ * @p, @rem bytes from there to the end. A run that stopped on a missing
+ * page leaves what is needed to go on out of its section: the record's
+ * event @ue (NULL: the head's page is missing), its payload's length
+ * @len, its iterator @i and its write as the probes left it, @w.
+ */
+struct user_batch {
+	const char __user	*p;
+	size_t			rem;
+	struct user_event	*ue;
+	size_t			len;
+	struct iov_iter		i;
+	struct user_event_write	w;
+};
+
+/*
+ * One run of @b's records, from its next one: each checked and its probes
+ * called as user_event_emit() checks and calls them, a record nobody
+ * listens to skipped. The fd's slots are looked up once, under the run's
+ * RCU read side (preemption off). The ftrace context is taken once, at the
+ * run's first ftrace record: what tracing_gen_ctx_dec() says in the run
+ * is the same for each (preemption is off and a need_resched() ends the
+ * run, interrupts are as the write found them). Returns 0 with @b past
+ * the run's records; else @b is at a record that stops it: its errno, or
+ * USER_EVENT_FAULTED for a missing page (see struct user_batch).
+ */
+static __always_inline int user_batch_run(struct user_event_fd *ufd,
+					  struct user_batch *b)
+{
+	const char __user *rec, *start = b->p;
+	unsigned int ctx = USER_CTX_UNSET, n = 0;
+	struct user_event_refs *refs;
+	struct tracepoint_func *f;
+	u32 size, idx;
+	int ret;
+
+	preempt_disable_notrace();
+	pagefault_disable();
+	refs = rcu_dereference_sched(ufd->refs);
+	do {
+		b->ue = NULL;
+		if (unlikely(b->rem < USER_BATCH_MIN_REC)) {
+			ret = -EINVAL;
+			break;
+		}
+		if (unlikely(user_batch_get_head((const u32 __user *)b->p,
+						 &size, &idx))) {
+			ret = USER_EVENT_FAULTED;
+			break;
+		}
+		if (unlikely(!user_batch_size_valid(size, b->rem))) {
+			ret = -EINVAL;
+			break;
+		}
+		b->len = size - USER_EVENT_INDEX_SIZE;
+		ret = user_event_slot_check(user_event_slot_in(refs, idx), idx,
+					    b->len, &b->ue);
+		if (unlikely(ret < 0))
+			break;
+
+		f = rcu_dereference_sched(b->ue->tp.funcs);
+		if (unlikely(b->len > USER_EVENT_FITS_ALL) &&
+		    user_event_too_big(f, b->len)) {
+			ret = -E2BIG;
+			break;
+		}
+		if (f) {
+			rec = b->p + USER_BATCH_HEAD_SIZE;
+			b->w = (struct user_event_write) {
+				.src = rec + USER_EVENT_INDEX_SIZE,
+			};
+			iov_iter_ubuf(&b->i, ITER_SOURCE, (void __user *)rec,
+				      size);
+			do {
+				user_event_call_probe(f, b->ue, &b->i, b->len,
+						      &b->w, &ctx);
+			} while ((++f)->func && !b->w.stop);
+			ret = b->w.stop;
+			if (unlikely(ret))
+				break;
+		}
+		ret = 0;
+		b->p += USER_BATCH_HEAD_SIZE + size;
+		b->rem -= USER_BATCH_HEAD_SIZE + size;
+	} while (b->rem && ++n < USER_BATCH_RUN &&
+		 b->p - start < USER_BATCH_RUN_BYTES && !need_resched());
+	pagefault_enable();
+	preempt_enable_notrace();
+	return ret;
+}
+
+/*
  * A batch of @count bytes at @buf, a buffer that passed access_ok(), its
- * marker first: the bytes taken, or the first record's errno
+ * marker first: the bytes taken, or the first record's errno. A missing
+ * page is faulted in out of the runs' sections: a payload's as a lone
+ * write's (user_event_emit_retry()), a head's before the run is tried
+ * again from it.
  */
 static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 						   const char __user *buf,
 						   size_t count)
 {
-	const char __user *p = buf + USER_EVENT_INDEX_SIZE;
-	size_t rem = count - USER_EVENT_INDEX_SIZE;
-	/* set whole by iov_iter_ubuf() */
-	struct iov_iter i __uninitialized;
-	struct user_event *ue;
-	u32 size, idx;
-	int ret = 0;
+	struct user_batch b __uninitialized;
+	const char __user *at;
+	int ret = 0, tries = 0;
 
 	if (count > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
 
-	while (rem) {
-		if (unlikely(rem < USER_BATCH_MIN_REC)) {
-			ret = -EINVAL;
+	b.p = buf + USER_EVENT_INDEX_SIZE;
+	b.rem = count - USER_EVENT_INDEX_SIZE;
+	while (b.rem) {
+		at = b.p;
+		ret = user_batch_run(file->private_data, &b);
+		if (b.p != at)
+			tries = 0;
+		if (likely(!ret)) {
+			if (b.rem)
+				cond_resched();
+			continue;
+		}
+		if (ret != USER_EVENT_FAULTED)
+			break;
+		if (b.ue) {
+			ret = user_event_emit_retry(b.ue, &b.i, b.len, &b.w);
+			if (ret)
+				break;
+			b.p += USER_BATCH_MIN_REC + b.len;
+			b.rem -= USER_BATCH_MIN_REC + b.len;
+			continue;
+		}
+		if (++tries >= USER_EVENT_FAULT_TRIES ||
+		    fault_in_readable(b.p, USER_BATCH_MIN_REC)) {
+			ret = -EFAULT;
 			break;
 		}
-		ret = user_batch_get_head((const u32 __user *)p, &size, &idx);
-		if (unlikely(ret))
-			break;
-		if (unlikely(!user_batch_size_valid(size, rem))) {
-			ret = -EINVAL;
-			break;
-		}
-
-		p += USER_BATCH_HEAD_SIZE;
-		ret = user_event_write_check(file, (int)idx,
-					     size - USER_EVENT_INDEX_SIZE, &ue);
-		if (unlikely(ret < 0))
-			break;
-
-		iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)p, size);
-		ret = user_event_emit(ue, &i, p + USER_EVENT_INDEX_SIZE,
-				      size - USER_EVENT_INDEX_SIZE, false);
-		if (unlikely(ret))
-			break;
-
-		p += size;
-		rem -= USER_BATCH_HEAD_SIZE + size;
-		cond_resched();
 	}
 
-	/* rem counts from the failed record's head, which p may have passed */
-	if (ret && rem == count - USER_EVENT_INDEX_SIZE)
+	/* b.rem counts from the failed record's head */
+	if (ret && b.rem == count - USER_EVENT_INDEX_SIZE)
 		return ret;
-	return count - rem;
+	return count - b.rem;
 }
 
 /*
@@ -1932,6 +2063,7 @@ static ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 		return idx;
 	ret = user_event_write_check(kiocb->ki_filp, (int)idx, len, &ue);
 	if (unlikely(ret < 0)) {
+		/* not an index of this fd: a batch's marker, or an error */
 		if (idx == USER_EVENTS_BATCH_INDEX)
 			return user_data_write_batch_iter(kiocb->ki_filp, i);
 		return ret;
@@ -1957,13 +2089,15 @@ static ssize_t user_data_write(struct file *file, const char __user *buf,
 	idx = user_event_index_from_user((const int __user *)buf);
 	if (unlikely(idx < 0))
 		return idx;
+	/*
+	 * A batch's marker is never an index (an fd has two per event at
+	 * most): tested first, it spares a batch the failed lookup
+	 */
+	if (unlikely(idx == USER_EVENTS_BATCH_INDEX))
+		return user_data_write_batch_ubuf(file, buf, count);
 	ret = user_event_write_check(file, (int)idx, len, &ue);
-	if (unlikely(ret < 0)) {
-		/* not an index of this fd: a batch's marker, or an error */
-		if (idx == USER_EVENTS_BATCH_INDEX)
-			return user_data_write_batch_ubuf(file, buf, count);
+	if (unlikely(ret < 0))
 		return ret;
-	}
 	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf, count);
 	ret = user_event_emit(ue, &i, buf + USER_EVENT_INDEX_SIZE, len, ret);
 	return ret < 0 ? ret : count;

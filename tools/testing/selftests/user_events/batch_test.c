@@ -190,6 +190,70 @@ TEST_F(batch, records_in_order)
 }
 
 /*
+ * The latency flags of each "bt_a: a=" record of the trace, in order, and
+ * its value: how many, at most @max
+ */
+static int trace_flags_of(char flags[][8], int *vals, int max)
+{
+	char *trace = uet_read_file(TRACEFS "trace"), *line, *save, *f;
+	int n = 0;
+
+	if (!trace)
+		return -1;
+	for (line = strtok_r(trace, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !strstr(line, " bt_a: a="))
+			continue;
+		f = strstr(line, "] ");
+		if (!f || sscanf(f + 2, "%7s", flags[n]) != 1 ||
+		    sscanf(strstr(line, " bt_a: a=") + 9, "%d", &vals[n]) != 1)
+			break;
+		n++;
+	}
+	free(trace);
+	return n;
+}
+
+/*
+ * 100 records of 1 KiB in one write(): more than one run of records
+ * (16 of them, 16 KiB, see the rst), each recorded once, in order, with
+ * the latency flags (irqs, preempt depth) a lone write's record has.
+ */
+TEST_F(batch, runs_of_records)
+{
+	static char flags[101][8];
+	static int vals[101];
+	__u32 lone[2] = { 0, 1000 };
+	unsigned char *pl;
+	struct bat b;
+	int i, n;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	bat_init(&b, 110 * 1024);
+	for (i = 0; i < 100; i++) {
+		pl = bat_add(&b, self->a.write_index, NULL, 1024);
+		memset(pl, 0, 1024);
+		memcpy(pl, &i, 4);
+	}
+	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	/* a lone write's record last */
+	lone[0] = self->a.write_index;
+	ASSERT_EQ(sizeof(lone), write(self->fd, lone, sizeof(lone)));
+	n = trace_flags_of(flags, vals, 101);
+	ASSERT_EQ(101, n);
+	for (i = 0; i < 100; i++) {
+		EXPECT_EQ(i, vals[i]);
+		/* need-resched may differ: irqs-off, hardirq/softirq, depths */
+		EXPECT_EQ(flags[100][0], flags[i][0])
+			TH_LOG("record %d: %s, a write's %s", i, flags[i], flags[100]);
+		EXPECT_STREQ(flags[100] + 2, flags[i] + 2)
+			TH_LOG("record %d: %s, a write's %s", i, flags[i], flags[100]);
+	}
+	EXPECT_EQ(1000, vals[100]);
+	free(b.buf);
+}
+
+/*
  * The same batch through writev() cut at every few bytes, and with each
  * record in iovecs of its own: the same records
  */
@@ -527,6 +591,61 @@ TEST_F(batch, fault_mid_batch)
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(5, uet_trace_count("bt_a: "));
 	munmap(buf, 3 * page);
+	close(mfd);
+}
+
+/*
+ * A record whose head starts a page that is not present: the kernel reads
+ * the heads with page faults off (its runs of records, see the rst), so
+ * the head's page is faulted in and the batch goes on from that record,
+ * every record once. A head on a page that cannot be read ends the batch
+ * there: the bytes before it returned, its records recorded.
+ */
+TEST_F(batch, fault_at_head)
+{
+	long page = getpagesize();
+	int mfd = memfd_create("bt", 0), i;
+	__u32 v = USER_EVENTS_BATCH_INDEX, size, idx;
+	unsigned char *buf;
+	size_t off;
+
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 2 * page));
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_TRUE(buf != MAP_FAILED);
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	memcpy(buf, &v, 4);
+	off = 4;
+	for (i = 0; i < 5; i++)
+		off = put_u32_rec(buf, off, self->a.write_index, 300 + i);
+	/* a record of bt_b (nobody listens) up to the end of page 0 */
+	size = page - off - 4;
+	idx = self->b.write_index;
+	memcpy(buf + off, &size, 4);
+	memcpy(buf + off + 4, &idx, 4);
+	off += 4 + size;
+	ASSERT_EQ(page, off);
+	for (i = 0; i < 5; i++)
+		off = put_u32_rec(buf, off, self->a.write_index, 400 + i);
+
+	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
+	ASSERT_EQ(off, write(self->fd, buf, off));
+	for (i = 0; i < 5; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "bt_a: a=%d\n", 300 + i);
+		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
+		snprintf(want, sizeof(want), "bt_a: a=%d\n", 400 + i);
+		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
+	}
+	EXPECT_EQ(10, uet_trace_count("bt_a: "));
+
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
+	EXPECT_EQ(page, write(self->fd, buf, off));
+	EXPECT_EQ(5, uet_trace_count("bt_a: "));
+	EXPECT_EQ(0, uet_trace_count("bt_a: a=400\n"));
+	munmap(buf, 2 * page);
 	close(mfd);
 }
 
