@@ -1885,6 +1885,17 @@ static int rg_uffd_register(int uffd, void *addr, long len, __u64 mode)
 	return ioctl(uffd, UFFDIO_REGISTER, &reg) ? -1 : 0;
 }
 
+/* Write-protect [@addr, +@len) through @uffd (@on), or take it off (wakes) */
+static int rg_uffd_wp(int uffd, void *addr, long len, int on)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { .start = (unsigned long)addr, .len = len },
+		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+
+	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) ? -1 : 0;
+}
+
 /*
  * The next fault @uffd reports, within ue_scale_ms(@base_ms): 0 with its
  * message in *@msg, or -1
@@ -2126,7 +2137,6 @@ static int rg_funreg_child(const __u32 *word, int ready, int go)
 TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 {
 	int fd = open(UE_DATA, O_RDWR), ctl, uffd, ready[2], go[2], status;
-	struct uffdio_writeprotect wp = { 0 };
 	struct rg_unreg u = { .fd = fd, .bit = 3 };
 	long page = getpagesize();
 	struct user_status_reg reg;
@@ -2153,10 +2163,7 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 	ASSERT_EQ(1u << 3, __atomic_load_n(word, __ATOMIC_RELAXED));
 	ASSERT_EQ(0, rg_uffd_register(uffd, word, page, UFFDIO_REGISTER_MODE_WP))
 		TH_LOG("UFFDIO_REGISTER (write-protect): %s", strerror(errno));
-	wp.range.start = (unsigned long)word;
-	wp.range.len = page;
-	wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp));
+	ASSERT_EQ(0, rg_uffd_wp(uffd, word, page, 1));
 
 	u.addr = word;
 	ASSERT_EQ(0, pthread_create(&th, NULL, rg_unreg_thread, &u));
@@ -2188,8 +2195,7 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 		       WEXITSTATUS(status) == 3 ? "its bit did not come back" : "pipes");
 
 	/* the unregistration goes on: write-protection off, the fault woken */
-	wp.mode = 0;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_WRITEPROTECT, &wp));
+	ASSERT_EQ(0, rg_uffd_wp(uffd, word, page, 0));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, u.ret);
 	EXPECT_EQ(0, __atomic_load_n(word, __ATOMIC_RELAXED));
@@ -2207,11 +2213,10 @@ TEST_F_TIMEOUT(slow, fork_during_unregister, 300)
 	EXPECT_EQ(0, uet_delete_named("rg_funreg"));
 }
 
+/* uet_enable() of @name to @on from a thread: a byte on @done after */
 struct rg_enabling {
 	const char *name;
-	int on;
-	int ret;
-	int done;		/* a pipe: a byte once uet_enable() returned */
+	int on, ret, done;
 };
 
 static void *rg_enable_thread(void *arg)
@@ -2225,38 +2230,18 @@ static void *rg_enable_thread(void *arg)
 	return NULL;
 }
 
-/* Write-protect [@addr, +@len) through @uffd (@on), or take it off (wakes) */
-static int rg_uffd_wp(int uffd, void *addr, long len, int on)
-{
-	struct uffdio_writeprotect wp = {
-		.range = { .start = (unsigned long)addr, .len = len },
-		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
-	};
-
-	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) ? -1 : 0;
-}
-
 /*
- * Failure: an enable or disable that waits for another process: a fault on
- * its word that the process's userfaultfd must resolve, or a file's page.
- * A tracer's echo into "enable" would hang for as long as the process
- * pleases, event_mutex held, and every tracer with it.
- *
- * Two enablers of one event: word A in private anonymous memory that a
- * userfaultfd write-protects (nobody answers it yet), word B in a private
- * mapping of a memfd, its page read but never written (the file's page,
- * copy-on-write). The enable and then the disable, each from a thread,
- * must return while the userfaultfd is left unanswered. B's bit follows
- * from the kernel's worker, in the process's own copy of the page: the
- * file still reads 0. A's bit follows once the test answers the worker's
- * write-protect fault on A's page.
- *
- * On a kernel whose enable faulted A's page itself, waiting: the enable
- * did not return until the fault was answered.
+ * Failure: an enable or disable that waits for a process's page (its
+ * userfaultfd, a file): the tracer's echo into "enable" hangs, event_mutex
+ * held. Word A is in anonymous memory a userfaultfd write-protects, word B
+ * in a private memfd mapping, read, never written. The enable and the
+ * disable (from a thread) must return with the userfaultfd unanswered; B's
+ * bit follows from the worker, in the process's copy (the file reads 0),
+ * A's once the test answers the worker's write-protect fault.
  */
 TEST_F_TIMEOUT(slow, enable_waits_for_no_fault, 300)
 {
-	int fd = open(UE_DATA, O_RDWR), ctl, uffd, mfd, done[2], step;
+	int fd = open(UE_DATA, O_RDWR), ctl, uffd, mfd, done[2], step, back;
 	struct rg_enabling en = { .name = "rg_nowait" };
 	long page = getpagesize();
 	struct user_status_reg reg;
@@ -2283,7 +2268,6 @@ TEST_F_TIMEOUT(slow, enable_waits_for_no_fault, 300)
 	ASSERT_EQ(0, uet_register_bits(fd, "rg_nowait u32 a", a, 4, 1, 0, NULL));
 	ASSERT_EQ(0, rg_uffd_register(uffd, a, page, UFFDIO_REGISTER_MODE_WP))
 		TH_LOG("UFFDIO_REGISTER (write-protect): %s", strerror(errno));
-
 	mfd = memfd_create("rg_nowait", 0);
 	ASSERT_LE(0, mfd);
 	ASSERT_EQ(0, ftruncate(mfd, page));
@@ -2296,20 +2280,17 @@ TEST_F_TIMEOUT(slow, enable_waits_for_no_fault, 300)
 		ASSERT_EQ(0, rg_uffd_wp(uffd, a, page, 1));
 		en.on = step;
 		ASSERT_EQ(0, pthread_create(&th, NULL, rg_enable_thread, &en));
-		if (!rg_wait_readable(done[0], 60000)) {
-			/* answer the fault, or the thread never returns */
+		back = rg_wait_readable(done[0], 60000);
+		if (!back)	/* answer the fault, or the thread never returns */
 			rg_uffd_wp(uffd, a, page, 0);
-			pthread_join(th, NULL);
-			ASSERT_TRUE(0) TH_LOG("wait expired: the %s to return",
-					      step ? "enable" : "disable");
-		}
 		pthread_join(th, NULL);
+		ASSERT_TRUE(back) TH_LOG("wait expired: the %s to return",
+					 step ? "enable" : "disable");
 		ASSERT_EQ(1, read(done[0], &c, 1));
 		ASSERT_EQ(0, en.ret)
 			TH_LOG("%s: %s", step ? "enable" : "disable", strerror(-en.ret));
 		/* A's page is write-protected: its bit is as it was */
 		EXPECT_EQ(!step, !!(__atomic_load_n(a, __ATOMIC_RELAXED) & (1u << 1)));
-
 		/* the worker's fault on A's page is the one left to answer */
 		ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
 			TH_LOG("wait expired: the worker's write of word A");
