@@ -444,6 +444,15 @@ static int gen_line_in(const char *trace, int n, char *out, size_t size)
 	return found;
 }
 
+/* Blank the need-resched flag (the second) of a gen_line_in() line */
+static void gen_mask_resched(char *line)
+{
+	char *flags = strstr(line, "] ");
+
+	if (flags && strlen(flags) > 3)
+		flags[3] = '?';
+}
+
 /* gen_line_in() of the trace as it is now */
 static int gen_line(int n, char *out, size_t size)
 {
@@ -500,6 +509,9 @@ TEST_F(ft, generic_layer)
 	ASSERT_EQ(1, found_direct);
 	ASSERT_EQ(1, found_generic);
 	direct[strlen(direct) - 1] = '2';
+	/* need-resched ('N') is the scheduler's at that moment, not the path's */
+	gen_mask_resched(direct);
+	gen_mask_resched(generic);
 	EXPECT_STREQ(direct, generic);
 	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 200));
 	EXPECT_EQ(0, gen_line(200, generic, sizeof(generic)));
