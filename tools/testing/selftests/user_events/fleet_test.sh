@@ -99,6 +99,10 @@ delete_all() {
 		echo "-:user_events_$group/$e" >> "$tracefs/dynamic_events" 2>/dev/null
 	done
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
+	# a buffer of another instance may still have held records: retired
+	# events go once none does; the next trace-cmd must not list them going
+	ue_wait 120 "user_events_retired/ to go before the next scenario" \
+		test ! -e "$tracefs/events/user_events_retired" || true
 }
 cleanup() {
 	[ -n "$listen_pid" ] && kill "$listen_pid" 2>/dev/null
