@@ -1278,39 +1278,42 @@ static __always_inline void user_event_mark_in_buffer(struct user_event *ue)
 		WRITE_ONCE(ue->in_buffer, true);
 }
 
-/* A batch run's ftrace context before its first ftrace record */
-#define USER_CTX_UNSET		UINT_MAX
-
 /*
  * The record of user_event_ftrace() without the generic layer: reserved
  * and committed on the ring buffer, the common header filled as
  * trace_event_buffer_reserve() fills it. The context (the flags and the
- * preempt count) is the one of now, or with @ctx, a batch run's
- * (user_batch_run()), taken at its first ftrace record.
+ * preempt count) and the pid are those of now; with @hdr, a batch run's
+ * (user_batch_run()): its records' common header, filled at its first
+ * ftrace record (until then its type is 0, which no event has), each
+ * record's type its own.
  */
 static __always_inline void
 user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
 			 struct iov_iter *from, size_t len,
-			 struct user_event_write *w, unsigned int *ctx)
+			 struct user_event_write *w, struct trace_entry *hdr)
 {
 	struct trace_buffer *buffer = file->tr->array_buffer.buffer;
 	struct ring_buffer_event *event;
 	struct trace_entry *entry;
-	unsigned int trace_ctx;
+	unsigned int trace_ctx = 0;
 
 	/* before the reserve, which raises the preempt count */
-	if (!ctx) {
+	if (!hdr)
 		trace_ctx = tracing_gen_ctx_dec();
-	} else {
-		if (*ctx == USER_CTX_UNSET)
-			*ctx = tracing_gen_ctx_dec();
-		trace_ctx = *ctx;
-	}
+	else if (unlikely(!hdr->type))
+		tracing_generic_entry_update(hdr, ue->call.event.type,
+					     tracing_gen_ctx_dec());
 	event = ring_buffer_lock_reserve(buffer, sizeof(*entry) + len);
 	if (!event)
 		return;
 	entry = ring_buffer_event_data(event);
-	tracing_generic_entry_update(entry, ue->call.event.type, trace_ctx);
+	if (!hdr) {
+		tracing_generic_entry_update(entry, ue->call.event.type,
+					     trace_ctx);
+	} else {
+		memcpy(entry, hdr, sizeof(*entry));
+		entry->type = ue->call.event.type;
+	}
 	if (!user_event_fill(ue, entry, from, len, w)) {
 		ring_buffer_discard_commit(buffer, event);
 		return;
@@ -1357,12 +1360,12 @@ static __always_inline void user_event_ftrace(void *data,
 					      struct user_event *ue,
 					      struct iov_iter *from, size_t len,
 					      struct user_event_write *w,
-					      unsigned int *ctx)
+					      struct trace_entry *hdr)
 {
 	struct trace_event_file *file = data;
 
 	if (likely(user_ftrace_direct(file)))
-		user_event_ftrace_direct(file, ue, from, len, w, ctx);
+		user_event_ftrace_direct(file, ue, from, len, w, hdr);
 	else
 		user_event_ftrace_generic(file, ue, from, len, w);
 }
@@ -1514,17 +1517,17 @@ static __always_inline void user_event_perf(void *data,
  * record. The probe's address tells which, and only a probe of ours is
  * called: a removal that could not allocate a smaller array leaves
  * tp_stub_func in its place, with the data of the consumer that is gone.
- * @ctx: see user_event_ftrace_direct().
+ * @hdr: see user_event_ftrace_direct().
  */
 static __always_inline void user_event_call_probe(const struct tracepoint_func *f,
 						  struct user_event *ue,
 						  struct iov_iter *i,
 						  size_t len,
 						  struct user_event_write *w,
-						  unsigned int *ctx)
+						  struct trace_entry *hdr)
 {
 	if (likely(f->func == (void *)user_event_ftrace))
-		user_event_ftrace(f->data, ue, i, len, w, ctx);
+		user_event_ftrace(f->data, ue, i, len, w, hdr);
 #ifdef CONFIG_PERF_EVENTS
 	else if (f->func == (void *)user_event_perf)
 		user_event_perf(f->data, ue, i, len, w);
@@ -1795,20 +1798,31 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 /* A record's head and write index, read before the rest */
 #define USER_BATCH_MIN_REC	(USER_BATCH_HEAD_SIZE + USER_EVENT_INDEX_SIZE)
 
+/* A record's head and write index, as they lie in memory */
+union user_batch_head {
+	u64	both;
+	u32	word[2];	/* the size, then the write index */
+};
+
 /*
  * The size and the write index of the record at @p, the first 8 of at least
- * as many bytes of a buffer that passed access_ok(): 0 or -EFAULT
+ * as many bytes of a buffer that passed access_ok(): 0 or -EFAULT. One read
+ * of both.
  */
-static __always_inline int user_batch_get_head(const u32 __user *p, u32 *size,
-					       u32 *idx)
+static __always_inline int user_batch_get_head(const char __user *p,
+					       u32 *size, u32 *idx)
 {
+	const u64 __user *h = (const u64 __user *)p;
+	union user_batch_head head;
+
 	if (can_do_masked_user_access())
-		p = masked_user_access_begin(p);
-	else if (!user_read_access_begin(p, USER_BATCH_MIN_REC))
+		h = masked_user_access_begin(h);
+	else if (!user_read_access_begin(h, sizeof(*h)))
 		return -EFAULT;
-	unsafe_get_user(*size, p, efault);
-	unsafe_get_user(*idx, p + 1, efault);
+	unsafe_get_user(head.both, h, efault);
 	user_read_access_end();
+	*size = head.word[0];
+	*idx = head.word[1];
 	return 0;
 efault:
 	user_read_access_end();
@@ -1823,103 +1837,142 @@ static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
 }
 
 /*
- * The records of a batch in one user buffer are recorded in runs: up to
- * USER_BATCH_RUN records, or the first past USER_BATCH_RUN_BYTES, in one
- * section without preemption nor page faults, then cond_resched(). A run
- * also ends where the scheduler wants the CPU.
+ * A batch of @count bytes at @buf (marker first) that holds one record, of
+ * @head (read with the marker, see user_write_index_from_user()): that
+ * record's write, as user_data_write() makes it, with the batch's rule for
+ * an event nobody listens to (skipped, as for an index of the status
+ * page). The bytes taken or an errno; 0 when the batch has more records,
+ * less than one or too many bytes (user_data_write_batch_ubuf() takes it,
+ * and fails it as it should).
  */
-#define USER_BATCH_RUN		16
-#define USER_BATCH_RUN_BYTES	SZ_16K
+static __always_inline ssize_t user_batch_write_one(struct file *file,
+						    const char __user *buf,
+						    size_t count,
+						    union user_batch_head head)
+{
+	const char __user *rec = buf + USER_EVENT_INDEX_SIZE +
+				 USER_BATCH_HEAD_SIZE;
+	size_t len = count - USER_EVENT_INDEX_SIZE - USER_BATCH_MIN_REC;
+	/* set whole by iov_iter_ubuf() */
+	struct iov_iter i __uninitialized;
+	struct user_event *ue;
+	int ret;
+
+	/* a head not read is 0: no record's size */
+	if (head.word[0] != count - USER_EVENT_INDEX_SIZE - USER_BATCH_HEAD_SIZE)
+		return 0;
+	ret = user_event_write_check(file, (int)head.word[1], len, &ue);
+	if (unlikely(ret < 0))
+		return ret;
+	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)rec,
+		      USER_EVENT_INDEX_SIZE + len);
+	ret = user_event_emit(ue, &i, rec + USER_EVENT_INDEX_SIZE, len, false);
+	return ret < 0 ? ret : count;
+}
 
 /*
  * A batch in one user buffer, being recorded: the next record's head at
- * @p, @rem bytes from there to the end. A run that stopped on a missing
- * page leaves what is needed to go on out of its section: the record's
- * event @ue (NULL: the head's page is missing), its payload's length
- * @len, its iterator @i and its write as the probes left it, @w.
+ * @p, the batch's end at @end. A run that stopped on a missing page
+ * leaves what is needed to go on out of its section: the record's event
+ * @ue (NULL: the head's page is missing), its payload's length @len and
+ * its write as the probes left it, @w.
  */
 struct user_batch {
 	const char __user	*p;
-	size_t			rem;
+	const char __user	*end;
 	struct user_event	*ue;
 	size_t			len;
-	struct iov_iter		i;
 	struct user_event_write	w;
 };
 
 /*
  * One run of @b's records, from its next one: each checked and its probes
  * called as user_event_emit() checks and calls them, a record nobody
- * listens to skipped. The fd's slots are looked up once, under the run's
- * RCU read side (preemption off). The ftrace context is taken once, at the
- * run's first ftrace record: what tracing_gen_ctx_dec() says in the run
- * is the same for each (preemption is off and a need_resched() ends the
- * run, interrupts are as the write found them). Returns 0 with @b past
- * the run's records; else @b is at a record that stops it: its errno, or
+ * listens to skipped. A run is one section without preemption nor page
+ * faults, to the batch's end or to where the scheduler wants the CPU
+ * (need_resched(), which also stands for RCU when a grace period waits on
+ * this CPU); the caller then calls cond_resched() and starts the next.
+ * The run's state is in locals, @b written back at its end. The fd's slots
+ * are looked up once, under the run's RCU read side (preemption off). The
+ * probes get one iterator for the run, of the user buffer: with each
+ * record's payload at @w.src, one piece of user memory, they copy from
+ * there and look at the iterator's type only. The ftrace records' common
+ * header is filled once, at the run's first ftrace record: what
+ * tracing_gen_ctx_dec() says in the run is the same for each (preemption
+ * is off and a need_resched() ends the run, interrupts are as the write
+ * found them), and so is the pid. Returns 0 with @b past the run's
+ * records; else @b is at a record that stops it: its errno, or
  * USER_EVENT_FAULTED for a missing page (see struct user_batch).
  */
 static __always_inline int user_batch_run(struct user_event_fd *ufd,
 					  struct user_batch *b)
 {
-	const char __user *rec, *start = b->p;
-	unsigned int ctx = USER_CTX_UNSET, n = 0;
-	struct user_event_refs *refs;
+	const char __user *p = b->p, *end = b->end;
+	struct trace_entry hdr = { .type = 0 };
+	const struct user_event_refs *refs;
 	struct tracepoint_func *f;
+	struct user_event *ue = NULL;
+	/* set whole by iov_iter_ubuf() */
+	struct iov_iter i __uninitialized;
+	unsigned int count = 0;
+	size_t len = 0;
 	u32 size, idx;
 	int ret;
 
+	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)p, end - p);
 	preempt_disable_notrace();
 	pagefault_disable();
 	refs = rcu_dereference_sched(ufd->refs);
+	if (refs)
+		/* as user_event_slot_in() reads it, once for the whole run */
+		count = smp_load_acquire(&refs->count);
 	do {
-		b->ue = NULL;
-		if (unlikely(b->rem < USER_BATCH_MIN_REC)) {
+		ue = NULL;
+		if (unlikely(end - p < USER_BATCH_MIN_REC)) {
 			ret = -EINVAL;
 			break;
 		}
-		if (unlikely(user_batch_get_head((const u32 __user *)b->p,
-						 &size, &idx))) {
+		if (unlikely(user_batch_get_head(p, &size, &idx))) {
 			ret = USER_EVENT_FAULTED;
 			break;
 		}
-		if (unlikely(!user_batch_size_valid(size, b->rem))) {
+		if (unlikely(!user_batch_size_valid(size, end - p))) {
 			ret = -EINVAL;
 			break;
 		}
-		b->len = size - USER_EVENT_INDEX_SIZE;
-		ret = user_event_slot_check(user_event_slot_in(refs, idx), idx,
-					    b->len, &b->ue);
+		len = size - USER_EVENT_INDEX_SIZE;
+		ret = user_event_slot_check(idx < count ? refs->slots[idx] : 0,
+					    idx, len, &ue);
 		if (unlikely(ret < 0))
 			break;
+		/* nobody listening, whatever the ABI: skipped */
+		ret = 0;
 
-		f = rcu_dereference_sched(b->ue->tp.funcs);
-		if (unlikely(b->len > USER_EVENT_FITS_ALL) &&
-		    user_event_too_big(f, b->len)) {
+		f = rcu_dereference_sched(ue->tp.funcs);
+		if (unlikely(len > USER_EVENT_FITS_ALL) &&
+		    user_event_too_big(f, len)) {
 			ret = -E2BIG;
 			break;
 		}
 		if (f) {
-			rec = b->p + USER_BATCH_HEAD_SIZE;
 			b->w = (struct user_event_write) {
-				.src = rec + USER_EVENT_INDEX_SIZE,
+				.src = p + USER_BATCH_MIN_REC,
 			};
-			iov_iter_ubuf(&b->i, ITER_SOURCE, (void __user *)rec,
-				      size);
 			do {
-				user_event_call_probe(f, b->ue, &b->i, b->len,
-						      &b->w, &ctx);
+				user_event_call_probe(f, ue, &i, len, &b->w,
+						      &hdr);
 			} while ((++f)->func && !b->w.stop);
 			ret = b->w.stop;
 			if (unlikely(ret))
 				break;
 		}
-		ret = 0;
-		b->p += USER_BATCH_HEAD_SIZE + size;
-		b->rem -= USER_BATCH_HEAD_SIZE + size;
-	} while (b->rem && ++n < USER_BATCH_RUN &&
-		 b->p - start < USER_BATCH_RUN_BYTES && !need_resched());
+		p += USER_BATCH_MIN_REC + len;
+	} while (p != end && !need_resched());
 	pagefault_enable();
 	preempt_enable_notrace();
+	b->p = p;
+	b->ue = ue;
+	b->len = len;
 	return ret;
 }
 
@@ -1934,33 +1987,38 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 						   const char __user *buf,
 						   size_t count)
 {
+	const char __user *first = buf + USER_EVENT_INDEX_SIZE;
 	struct user_batch b __uninitialized;
+	/* set whole by iov_iter_ubuf() */
+	struct iov_iter i __uninitialized;
 	const char __user *at;
 	int ret = 0, tries = 0;
 
 	if (count > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
 
-	b.p = buf + USER_EVENT_INDEX_SIZE;
-	b.rem = count - USER_EVENT_INDEX_SIZE;
-	while (b.rem) {
+	b.p = first;
+	b.end = buf + count;
+	while (b.p != b.end) {
 		at = b.p;
 		ret = user_batch_run(file->private_data, &b);
 		if (b.p != at)
 			tries = 0;
 		if (likely(!ret)) {
-			if (b.rem)
+			if (b.p != b.end)
 				cond_resched();
 			continue;
 		}
 		if (ret != USER_EVENT_FAULTED)
 			break;
 		if (b.ue) {
-			ret = user_event_emit_retry(b.ue, &b.i, b.len, &b.w);
+			iov_iter_ubuf(&i, ITER_SOURCE,
+				      (void __user *)b.p + USER_BATCH_HEAD_SIZE,
+				      USER_EVENT_INDEX_SIZE + b.len);
+			ret = user_event_emit_retry(b.ue, &i, b.len, &b.w);
 			if (ret)
 				break;
 			b.p += USER_BATCH_MIN_REC + b.len;
-			b.rem -= USER_BATCH_MIN_REC + b.len;
 			continue;
 		}
 		if (++tries >= USER_EVENT_FAULT_TRIES ||
@@ -1970,10 +2028,10 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 		}
 	}
 
-	/* b.rem counts from the failed record's head */
-	if (ret && b.rem == count - USER_EVENT_INDEX_SIZE)
+	/* b.p is at the failed record's head */
+	if (ret && b.p == first)
 		return ret;
-	return count - b.rem;
+	return b.p - buf;
 }
 
 /*
@@ -2072,11 +2130,48 @@ static ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	return ret < 0 ? ret : len + USER_EVENT_INDEX_SIZE;
 }
 
+/*
+ * The index of a write() of @count bytes at @buf, a buffer that passed
+ * access_ok() in vfs_write(), as user_event_index_from_user() reads it.
+ * When it is a batch's marker and the batch is the size of one record
+ * (more than its head, no more than USER_EVENTS_BATCH_MAX), that record's
+ * head in @head, read in the same user access; for another batch, 0 in
+ * @head; else @head is left as it is.
+ */
+static __always_inline s64
+user_write_index_from_user(const char __user *buf, size_t count,
+			   union user_batch_head *head)
+{
+	const u32 __user *p = (const u32 __user *)buf;
+	u32 idx;
+
+	if (can_do_masked_user_access())
+		p = masked_user_access_begin(p);
+	else if (!user_read_access_begin(p, count))
+		return -EFAULT;
+	unsafe_get_user(idx, p, efault);
+	if (unlikely(idx == USER_EVENTS_BATCH_INDEX)) {
+		head->both = 0;
+		if (count - (USER_EVENT_INDEX_SIZE + USER_BATCH_MIN_REC) <=
+		    USER_EVENTS_BATCH_MAX -
+		    (USER_EVENT_INDEX_SIZE + USER_BATCH_MIN_REC))
+			unsafe_get_user(head->both, (const u64 __user *)(p + 1),
+					efault);
+	}
+	user_read_access_end();
+	return idx;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
 /* write(): one user buffer, without the kiocb and iov_iter set-up of writev() */
 static ssize_t user_data_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
 	size_t len = count - USER_EVENT_INDEX_SIZE;
+	/* set for a batch by user_write_index_from_user() */
+	union user_batch_head head __uninitialized;
 	/* set whole by iov_iter_ubuf() */
 	struct iov_iter i __uninitialized;
 	struct user_event *ue;
@@ -2086,15 +2181,19 @@ static ssize_t user_data_write(struct file *file, const char __user *buf,
 	if (count < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
 	/* vfs_write() checked access_ok() of the buffer */
-	idx = user_event_index_from_user((const int __user *)buf);
+	idx = user_write_index_from_user(buf, count, &head);
 	if (unlikely(idx < 0))
 		return idx;
 	/*
 	 * A batch's marker is never an index (an fd has two per event at
-	 * most): tested first, it spares a batch the failed lookup
+	 * most): tested first, it spares a batch the failed lookup. A batch
+	 * of one record is written here, as the write it holds.
 	 */
-	if (unlikely(idx == USER_EVENTS_BATCH_INDEX))
-		return user_data_write_batch_ubuf(file, buf, count);
+	if (unlikely(idx == USER_EVENTS_BATCH_INDEX)) {
+		ssize_t one = user_batch_write_one(file, buf, count, head);
+
+		return one ?: user_data_write_batch_ubuf(file, buf, count);
+	}
 	ret = user_event_write_check(file, (int)idx, len, &ue);
 	if (unlikely(ret < 0))
 		return ret;

@@ -625,17 +625,20 @@ static ssize_t writes(int c, struct event *ev, struct iovec *iov, int ops,
 			n = lib_write(i);
 		break;
 	case W_BATCH: {
-		/* @ops records, bench_cases[c].batch a write (the last: the rest) */
-		int per = bench_cases[c].batch, k;
-		ssize_t len = want;
+		/*
+		 * @ops records, bench_cases[c].batch a write, the last write
+		 * the rest: the loop of whole batches is the loop of the
+		 * other cases, so that a batch's figure is not the loop's
+		 */
+		int per = bench_cases[c].batch, k = ops % per;
+		ssize_t len = 4 + (ssize_t)per * (8 + ev->size);
 
-		for (i = 0; i < ops && n == len; i += k) {
-			k = ops - i < per ? ops - i : per;
-			len = 4 + (ssize_t)k * (8 + ev->size);
+		for (i = per; i <= ops && n == want; i += per)
 			n = write(ev->fd, batch_buf, len);
+		if (k && n == want) {
+			len = 4 + (ssize_t)k * (8 + ev->size);
+			n = write(ev->fd, batch_buf, len) == len ? want : -1;
 		}
-		if (n == len)
-			n = want;
 		break;
 	}
 	}

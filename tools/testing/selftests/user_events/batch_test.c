@@ -9,9 +9,13 @@
  * record tried again; a batch past USER_EVENTS_BATCH_MAX is EMSGSIZE.
  *
  * Built twice: batch32_test is the same program as a 32-bit process
- * (-m32), whose batches must be the same bytes and give the same records.
+ * (-m32), whose batches must be the same bytes and give the same records
+ * (all but run_yields_cpu, a test of the scheduler's turn).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -215,9 +219,9 @@ static int trace_flags_of(char flags[][8], int *vals, int max)
 }
 
 /*
- * 100 records of 1 KiB in one write(): more than one run of records
- * (16 of them, 16 KiB, see the rst), each recorded once, in order, with
- * the latency flags (irqs, preempt depth) a lone write's record has.
+ * 100 records of 1 KiB in one write(), in one run of records (see the
+ * rst) or more: each recorded once, in order, with the latency flags
+ * (irqs, preempt depth) a lone write's record has.
  */
 TEST_F(batch, runs_of_records)
 {
@@ -252,6 +256,85 @@ TEST_F(batch, runs_of_records)
 	EXPECT_EQ(1000, vals[100]);
 	free(b.buf);
 }
+
+/*
+ * Not in batch32_test: the test kernel has no COMPAT_32BIT_TIME, which a
+ * 32-bit glibc's thread calls need, and the test is of the scheduler's
+ * turn, not of a batch's bytes
+ */
+#if __SIZEOF_LONG__ == 8
+/*
+ * Until *@arg: sleep a millisecond, then a trace_marker line (which fails
+ * with EBADF while the trace is being cleared: tried again)
+ */
+static void *fifo_marker(void *arg)
+{
+	const int *stop = arg;
+	struct timespec ms = { 0, 1000000 };
+	int fd = open(TRACEFS "trace_marker", O_WRONLY);
+
+	while (fd >= 0 && !__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+		nanosleep(&ms, NULL);
+		if (write(fd, "fifo-mid", 8) != 8 && errno != EBADF)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * A long batch lets a task that wants the CPU in between its records (a
+ * run ends where the scheduler wants the CPU, see the rst): a SCHED_FIFO
+ * thread on the writer's CPU, woken by its timer, writes trace_marker
+ * lines, and one lands between the batch's first and last records, which
+ * are each recorded once. Tried up to 20 times: each batch takes some
+ * ticks in the VM, but its length is the machine's.
+ */
+TEST_F(batch, run_yields_cpu)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	char *trace, *first, *last, *mid, want[32];
+	int nr = 20000, i, tries, inside = 0;
+	pthread_attr_t attr;
+	int stop = 0;
+	pthread_t marker;
+	cpu_set_t cpu0;
+	struct bat b;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
+	ASSERT_EQ(0, pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
+	ASSERT_EQ(0, pthread_attr_setschedparam(&attr, &fifo));
+	bat_init(&b, nr * 12 + 4);
+	for (i = 0; i < nr; i++)
+		bat_add_u32(&b, self->a.write_index, i);
+	snprintf(want, sizeof(want), "bt_a: a=%d\n", nr - 1);
+	ASSERT_EQ(0, pthread_create(&marker, &attr, fifo_marker, &stop));
+	for (tries = 0; tries < 20 && !inside; tries++) {
+		ASSERT_EQ(0, uet_clear_trace());
+		EXPECT_EQ(b.len, bat_write(self->fd, &b));
+		trace = uet_read_file(TRACEFS "trace");
+		ASSERT_TRUE(!!trace);
+		first = strstr(trace, "bt_a: a=0\n");
+		last = strstr(trace, want);
+		EXPECT_TRUE(first && last && first < last);
+		mid = first ? strstr(first, "fifo-mid") : NULL;
+		inside = mid && last && mid < last;
+		free(trace);
+		EXPECT_EQ(nr, uet_trace_count("bt_a: "));
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	pthread_join(marker, NULL);
+	EXPECT_TRUE(inside) TH_LOG("no marker amid the batch in %d tries", tries);
+	free(b.buf);
+}
+#endif
 
 /*
  * The same batch through writev() cut at every few bytes, and with each
@@ -647,6 +730,116 @@ TEST_F(batch, fault_at_head)
 	EXPECT_EQ(0, uet_trace_count("bt_a: a=400\n"));
 	munmap(buf, 2 * page);
 	close(mfd);
+}
+
+/*
+ * A batch of a single record, which the kernel writes on a path of its own
+ * (the cost of a single write): the same outcomes as that record in a
+ * longer batch. Recorded for either ABI; skipped when nobody listens, the
+ * enable-bit ABI included; each bad record's errno; a bad __data_loc, a
+ * record past the consumer's limit, a payload page not present, then one
+ * that cannot be read; past USER_EVENTS_BATCH_MAX; and a size that leaves
+ * bytes over, which makes it a batch of two.
+ */
+TEST_F(batch, one_record)
+{
+	struct { __u32 n, loc; char s[4]; } bad_loc = { 2, 16 | 5 << 16, "abc" };
+	struct one {
+		const char *what;
+		__u32 idx;
+		__u32 plen;		/* payload bytes: a u32 of 70 + case */
+		long ret;		/* the bytes taken, or -errno */
+		int recorded;
+	} one[] = {
+		{ "status page", self->a.write_index, 4, 16, 1 },
+		{ "enable bit", self->bits_idx, 4, 16, 1 },
+		{ "nobody on the enable bit", self->bits_idx, 4, 16, 0 },
+		{ "nobody on the status page", self->b.write_index, 8, 20, 0 },
+		{ "unknown index", 1000, 4, -ENOENT, 0 },
+		{ "negative index", -2, 4, -EINVAL, 0 },
+		{ "marker as index", USER_EVENTS_BATCH_INDEX, 4, -EINVAL, 0 },
+		{ "payload too short", self->b.write_index, 4, -EINVAL, 0 },
+	};
+	long page = getpagesize(), max = uet_ftrace_max_payload("");
+	int mfd = memfd_create("bt", 0);
+	unsigned char *buf, *pl;
+	struct bat b;
+	size_t i;
+	__u32 v;
+
+	ASSERT_LT(0, max);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_bits", 1));
+	for (i = 0; i < ARRAY_SIZE(one); i++) {
+		char want[32];
+
+		if (i == 2)
+			ASSERT_EQ(0, uet_enable("", "bt_bits", 0));
+		ASSERT_EQ(0, uet_clear_trace());
+		bat_init(&b, 64);
+		v = 70 + i;
+		memset(bat_add(&b, one[i].idx, NULL, one[i].plen), 0, one[i].plen);
+		memcpy(b.buf + 12, &v, 4);
+		errno = 0;
+		EXPECT_EQ(one[i].ret < 0 ? -1 : one[i].ret, bat_write(self->fd, &b))
+			TH_LOG("%s", one[i].what);
+		if (one[i].ret < 0)
+			EXPECT_EQ(-one[i].ret, errno) TH_LOG("%s", one[i].what);
+		snprintf(want, sizeof(want), "=%u\n", v);
+		EXPECT_EQ(one[i].recorded, uet_trace_count(want))
+			TH_LOG("%s", one[i].what);
+		EXPECT_EQ(one[i].recorded, uet_trace_count("bt_"))
+			TH_LOG("%s", one[i].what);
+		free(b.buf);
+	}
+
+	ASSERT_EQ(0, uet_enable("", "bt_loc", 1));
+	ASSERT_EQ(0, uet_clear_trace());
+	bat_init(&b, max + 64);
+	bat_add(&b, self->loc.write_index, &bad_loc, sizeof(bad_loc));
+	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(EFAULT, errno);
+	b.len = 4;
+	b.nr = 0;
+	memset(bat_add(&b, self->a.write_index, NULL, max + 1), 0, max + 1);
+	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(0, uet_trace_count("bt_"));
+	/* a size 3 short of the bytes given: the rest is a head cut short */
+	b.len = 4;
+	bat_add_u32(&b, self->a.write_index, 80);
+	memset(b.buf + b.len, 0, 3);
+	b.len += 3;
+	EXPECT_EQ(16, bat_write(self->fd, &b));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=80\n"));
+	free(b.buf);
+
+	/* its payload on a page not present, then on one not readable */
+	ASSERT_EQ(0, ftruncate(mfd, 2 * page));
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_TRUE(buf != MAP_FAILED);
+	v = USER_EVENTS_BATCH_INDEX;
+	memcpy(buf + page - 12, &v, 4);
+	put_u32_rec(buf, page - 8, self->a.write_index, 81);
+	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
+	EXPECT_EQ(16, write(self->fd, buf + page - 12, 16));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=81\n"));
+	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
+	EXPECT_EQ(-1, write(self->fd, buf + page - 12, 16));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(2, uet_trace_count("bt_a: "));	/* a=80, a=81 */
+	munmap(buf, 2 * page);
+	close(mfd);
+
+	/* one record past USER_EVENTS_BATCH_MAX: EMSGSIZE, nothing read */
+	bat_init(&b, USER_EVENTS_BATCH_MAX + 16);
+	pl = bat_add(&b, self->b.write_index, NULL, USER_EVENTS_BATCH_MAX - 11);
+	memset(pl, 0, USER_EVENTS_BATCH_MAX - 11);
+	ASSERT_EQ(USER_EVENTS_BATCH_MAX + 1, b.len);
+	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(EMSGSIZE, errno);
+	free(b.buf);
 }
 
 /* Every record in each instance, the event's filter applied to each */
