@@ -613,52 +613,85 @@ static size_t put_u32_rec(unsigned char *buf, size_t off, __u32 idx, __u32 v)
 	return off + 12;
 }
 
+/* @n records of @idx at @off, of values @v, @v + 1, ...; the offset past */
+static size_t put_u32_recs(unsigned char *buf, size_t off, __u32 idx, __u32 v,
+			   int n)
+{
+	while (n--)
+		off = put_u32_rec(buf, off, idx, v++);
+	return off;
+}
+
+/* A record of @idx at @off whose payload ends at @end (zeroes are left) */
+static size_t put_rec_to(unsigned char *buf, size_t off, __u32 idx, size_t end)
+{
+	__u32 size = end - off - 4;
+
+	memcpy(buf + off, &size, 4);
+	memcpy(buf + off + 4, &idx, 4);
+	return end;
+}
+
+/* How many of bt_a's values @v, @v + 1, ... (@n of them) trace has once */
+static int u32_recs_once(__u32 v, int n)
+{
+	char want[32];
+	int once = 0;
+
+	while (n--) {
+		snprintf(want, sizeof(want), "bt_a: a=%u\n", v++);
+		once += uet_trace_count(want) == 1;
+	}
+	return once;
+}
+
 /*
- * A page of payload not present (dropped with MADV_DONTNEED from a shared
- * mapping, so that its bytes stay) is faulted in and the record tried
- * again: every record once. A page that cannot be read ends the batch
- * there, the records before it recorded, the bytes up to it returned.
+ * @pages pages of a memfd, mapped shared: a page dropped with
+ * MADV_DONTNEED is not present and keeps its bytes. The memfd in *@mfd;
+ * NULL on an error.
+ */
+static unsigned char *shared_pages(int *mfd, int pages)
+{
+	long page = getpagesize();
+	void *buf;
+
+	*mfd = memfd_create("bt", 0);
+	if (*mfd < 0 || ftruncate(*mfd, pages * page))
+		return NULL;
+	buf = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   *mfd, 0);
+	return buf == MAP_FAILED ? NULL : buf;
+}
+
+/*
+ * A page of payload not present is faulted in and the record tried again:
+ * every record once. A page that cannot be read ends the batch there, the
+ * records before it recorded, the bytes up to it returned.
  */
 TEST_F(batch, fault_mid_batch)
 {
 	long page = getpagesize();
-	int mfd = memfd_create("bt", 0), i;
-	__u32 v = USER_EVENTS_BATCH_INDEX, size, idx;
+	__u32 v = USER_EVENTS_BATCH_INDEX;
 	unsigned char *buf;
 	size_t off, head6;
+	int mfd;
 
-	ASSERT_LE(0, mfd);
-	ASSERT_EQ(0, ftruncate(mfd, 3 * page));
-	buf = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	ASSERT_TRUE(buf != MAP_FAILED);
+	buf = shared_pages(&mfd, 3);
+	ASSERT_TRUE(!!buf);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
 	memcpy(buf, &v, 4);
-	off = 4;
-	for (i = 0; i < 5; i++)
-		off = put_u32_rec(buf, off, self->a.write_index, 100 + i);
+	off = put_u32_recs(buf, 4, self->a.write_index, 100, 5);
 	/* a record of bt_b (nobody listens) up to 8 bytes before page 1 */
-	size = page - 8 - off - 4;
-	idx = self->b.write_index;
-	memcpy(buf + off, &size, 4);
-	memcpy(buf + off + 4, &idx, 4);
-	off += 4 + size;
+	off = put_rec_to(buf, off, self->b.write_index, page - 8);
 	/* its head the last 8 bytes of page 0, its payload on page 1 */
 	head6 = off;
-	ASSERT_EQ(page - 8, head6);
 	off = put_u32_rec(buf, off, self->a.write_index, 150);
-	for (i = 0; i < 5; i++)
-		off = put_u32_rec(buf, off, self->a.write_index, 200 + i);
+	off = put_u32_recs(buf, off, self->a.write_index, 200, 5);
 
 	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
 	ASSERT_EQ(off, write(self->fd, buf, off));
-	for (i = 0; i < 5; i++) {
-		char want[32];
-
-		snprintf(want, sizeof(want), "bt_a: a=%d\n", 100 + i);
-		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
-		snprintf(want, sizeof(want), "bt_a: a=%d\n", 200 + i);
-		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
-	}
+	EXPECT_EQ(5, u32_recs_once(100, 5));
+	EXPECT_EQ(5, u32_recs_once(200, 5));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=150\n"));
 	EXPECT_EQ(11, uet_trace_count("bt_a: "));
 
@@ -687,40 +720,24 @@ TEST_F(batch, fault_mid_batch)
 TEST_F(batch, fault_at_head)
 {
 	long page = getpagesize();
-	int mfd = memfd_create("bt", 0), i;
-	__u32 v = USER_EVENTS_BATCH_INDEX, size, idx;
+	__u32 v = USER_EVENTS_BATCH_INDEX;
 	unsigned char *buf;
 	size_t off;
+	int mfd;
 
-	ASSERT_LE(0, mfd);
-	ASSERT_EQ(0, ftruncate(mfd, 2 * page));
-	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	ASSERT_TRUE(buf != MAP_FAILED);
+	buf = shared_pages(&mfd, 2);
+	ASSERT_TRUE(!!buf);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
 	memcpy(buf, &v, 4);
-	off = 4;
-	for (i = 0; i < 5; i++)
-		off = put_u32_rec(buf, off, self->a.write_index, 300 + i);
+	off = put_u32_recs(buf, 4, self->a.write_index, 300, 5);
 	/* a record of bt_b (nobody listens) up to the end of page 0 */
-	size = page - off - 4;
-	idx = self->b.write_index;
-	memcpy(buf + off, &size, 4);
-	memcpy(buf + off + 4, &idx, 4);
-	off += 4 + size;
-	ASSERT_EQ(page, off);
-	for (i = 0; i < 5; i++)
-		off = put_u32_rec(buf, off, self->a.write_index, 400 + i);
+	off = put_rec_to(buf, off, self->b.write_index, page);
+	off = put_u32_recs(buf, off, self->a.write_index, 400, 5);
 
 	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
 	ASSERT_EQ(off, write(self->fd, buf, off));
-	for (i = 0; i < 5; i++) {
-		char want[32];
-
-		snprintf(want, sizeof(want), "bt_a: a=%d\n", 300 + i);
-		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
-		snprintf(want, sizeof(want), "bt_a: a=%d\n", 400 + i);
-		EXPECT_EQ(1, uet_trace_count(want)) TH_LOG("%s", want);
-	}
+	EXPECT_EQ(5, u32_recs_once(300, 5));
+	EXPECT_EQ(5, u32_recs_once(400, 5));
 	EXPECT_EQ(10, uet_trace_count("bt_a: "));
 
 	ASSERT_EQ(0, uet_clear_trace());
@@ -761,14 +778,13 @@ TEST_F(batch, one_record)
 		{ "payload too short", self->b.write_index, 4, -EINVAL, 0 },
 	};
 	long page = getpagesize(), max = uet_ftrace_max_payload("");
-	int mfd = memfd_create("bt", 0);
 	unsigned char *buf, *pl;
 	struct bat b;
 	size_t i;
+	int mfd;
 	__u32 v;
 
 	ASSERT_LT(0, max);
-	ASSERT_LE(0, mfd);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
 	ASSERT_EQ(0, uet_enable("", "bt_bits", 1));
 	for (i = 0; i < ARRAY_SIZE(one); i++) {
@@ -816,9 +832,8 @@ TEST_F(batch, one_record)
 	free(b.buf);
 
 	/* its payload on a page not present, then on one not readable */
-	ASSERT_EQ(0, ftruncate(mfd, 2 * page));
-	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	ASSERT_TRUE(buf != MAP_FAILED);
+	buf = shared_pages(&mfd, 2);
+	ASSERT_TRUE(!!buf);
 	v = USER_EVENTS_BATCH_INDEX;
 	memcpy(buf + page - 12, &v, 4);
 	put_u32_rec(buf, page - 8, self->a.write_index, 81);
