@@ -1890,8 +1890,8 @@ struct user_batch {
  * called as user_event_emit() checks and calls them, a record nobody
  * listens to skipped. A run is one section without preemption nor page
  * faults, to the batch's end or to where the scheduler wants the CPU
- * (need_resched(), which also stands for RCU when a grace period waits on
- * this CPU); the caller then calls cond_resched() and starts the next.
+ * (need_resched()); the caller then calls cond_resched() and starts the
+ * next.
  * The run's state is in locals, @b written back at its end. The fd's slots
  * are looked up once, under the run's RCU read side (preemption off). The
  * probes get one iterator for the run, of the user buffer: with each
