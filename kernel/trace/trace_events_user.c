@@ -1226,14 +1226,17 @@ static __always_inline bool user_event_copy(void *dst,
  * Copy the payload into the record @entry reserved for it and check its
  * __data_loc/__rel_loc fields: false when the record is to be dropped, @w
  * telling why (a missing page: the write is retried; bad locs: EFAULT).
+ * @at_src: the caller knows the payload is at @w->src (a batch's record).
  */
 static __always_inline bool user_event_fill(struct user_event *ue,
 					    struct trace_entry *entry,
 					    const struct iov_iter *from,
 					    size_t len,
-					    struct user_event_write *w)
+					    struct user_event_write *w,
+					    bool at_src)
 {
-	if (unlikely(!user_event_copy(entry + 1, from, w->src, len))) {
+	if (unlikely(at_src ? __copy_from_user_inatomic(entry + 1, w->src, len) :
+			      !user_event_copy(entry + 1, from, w->src, len))) {
 		w->stop = USER_EVENT_FAULTED;
 		return false;
 	}
@@ -1280,29 +1283,22 @@ static __always_inline void user_event_mark_in_buffer(struct user_event *ue)
 
 /*
  * The record of user_event_ftrace() without the generic layer: reserved
- * and committed on the ring buffer, the common header filled as
- * trace_event_buffer_reserve() fills it. The context (the flags and the
- * preempt count) and the pid are those of now; with @hdr, a batch run's
- * (user_batch_run()): its records' common header, filled at its first
- * ftrace record (until then its type is 0, which no event has), each
- * record's type its own.
+ * and committed on its file's ring buffer @buffer, the common header filled as
+ * trace_event_buffer_reserve() fills it: from @trace_ctx, or copied from
+ * @hdr, which has the event's type. @run: a record of
+ * user_batch_ftrace_run(), its payload at @w->src, its event marked as
+ * having records in the buffer already (see user_batch_direct()).
  */
 static __always_inline void
-user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
+user_event_ftrace_record(struct trace_buffer *buffer, struct user_event *ue,
 			 struct iov_iter *from, size_t len,
-			 struct user_event_write *w, struct trace_entry *hdr)
+			 struct user_event_write *w,
+			 const struct trace_entry *hdr, unsigned int trace_ctx,
+			 bool run)
 {
-	struct trace_buffer *buffer = file->tr->array_buffer.buffer;
 	struct ring_buffer_event *event;
 	struct trace_entry *entry;
-	unsigned int trace_ctx = 0;
 
-	/* before the reserve, which raises the preempt count */
-	if (!hdr)
-		trace_ctx = tracing_gen_ctx_dec();
-	else if (unlikely(!hdr->type))
-		tracing_generic_entry_update(hdr, ue->call.event.type,
-					     tracing_gen_ctx_dec());
 	event = ring_buffer_lock_reserve(buffer, sizeof(*entry) + len);
 	if (!event)
 		return;
@@ -1312,17 +1308,42 @@ user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
 					     trace_ctx);
 	} else {
 		memcpy(entry, hdr, sizeof(*entry));
-		entry->type = ue->call.event.type;
 	}
-	if (!user_event_fill(ue, entry, from, len, w)) {
+	if (!user_event_fill(ue, entry, from, len, w, run)) {
 		ring_buffer_discard_commit(buffer, event);
 		return;
 	}
 	/* as __buffer_unlock_commit() does: the task's comm is to be saved */
 	__this_cpu_write(trace_taskinfo_save, true);
 	ring_buffer_unlock_commit(buffer);
-	user_event_mark_in_buffer(ue);
+	if (!run)
+		user_event_mark_in_buffer(ue);
 	w->recorded++;
+}
+
+/*
+ * user_event_ftrace_record() in the context of now: the flags, the preempt
+ * count and the pid. With @hdr, a batch run's (user_batch_run()): its
+ * records' common header, filled at its first ftrace record (until then
+ * its type is 0, which no event has).
+ */
+static __always_inline void
+user_event_ftrace_direct(struct trace_event_file *file, struct user_event *ue,
+			 struct iov_iter *from, size_t len,
+			 struct user_event_write *w, struct trace_entry *hdr)
+{
+	struct trace_buffer *buffer = file->tr->array_buffer.buffer;
+	unsigned int trace_ctx = 0;
+
+	/* before the reserve, which raises the preempt count */
+	if (!hdr)
+		trace_ctx = tracing_gen_ctx_dec();
+	else if (unlikely(!hdr->type))
+		tracing_generic_entry_update(hdr, ue->call.event.type,
+					     tracing_gen_ctx_dec());
+	else
+		hdr->type = ue->call.event.type;
+	user_event_ftrace_record(buffer, ue, from, len, w, hdr, trace_ctx, false);
 }
 
 /* user_event_ftrace() through trace_event_buffer_reserve() and commit() */
@@ -1341,7 +1362,7 @@ static noinline void user_event_ftrace_generic(struct trace_event_file *file,
 	entry = trace_event_buffer_reserve(&fbuffer, file, sizeof(*entry) + len);
 	if (!entry)
 		return;
-	if (!user_event_fill(ue, entry, from, len, w)) {
+	if (!user_event_fill(ue, entry, from, len, w, false)) {
 		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
 		return;
 	}
@@ -1451,7 +1472,7 @@ static __always_inline void user_event_perf_record(struct trace_event_call *call
 	if (!entry)
 		return;
 	perf_fetch_caller_regs(regs);
-	if (!user_event_fill(ue, entry, from, len, w)) {
+	if (!user_event_fill(ue, entry, from, len, w, false)) {
 		perf_swevent_put_recursion_context(rctx);
 		return;
 	}
@@ -1805,35 +1826,44 @@ union user_batch_head {
 };
 
 /*
- * The size and the write index of the record at @p, the first 8 of at least
- * as many bytes of a buffer that passed access_ok(): 0 or -EFAULT. One read
- * of both.
+ * The head of the record at @p, the first 8 of at least as many bytes of a
+ * buffer that passed access_ok(), read as one u64 in *@head: 0 or -EFAULT
  */
-static __always_inline int user_batch_get_head(const char __user *p,
-					       u32 *size, u32 *idx)
+static __always_inline int user_batch_read_head(const char __user *p,
+						u64 *head)
 {
 	const u64 __user *h = (const u64 __user *)p;
-	union user_batch_head head;
 
 	if (can_do_masked_user_access())
 		h = masked_user_access_begin(h);
 	else if (!user_read_access_begin(h, sizeof(*h)))
 		return -EFAULT;
-	unsafe_get_user(head.both, h, efault);
+	unsafe_get_user(*head, h, efault);
 	user_read_access_end();
-	*size = head.word[0];
-	*idx = head.word[1];
 	return 0;
 efault:
 	user_read_access_end();
 	return -EFAULT;
 }
 
-/* Is @size, read at a record with @rem bytes from its start, the size of one? */
+/* The size and the write index in a head that user_batch_read_head() read */
+static __always_inline void user_batch_split_head(u64 head, u32 *size,
+						  u32 *idx)
+{
+	union user_batch_head h = { .both = head };
+
+	*size = h.word[0];
+	*idx = h.word[1];
+}
+
+/*
+ * Is @size, read at a record with @rem (at least USER_BATCH_MIN_REC) bytes
+ * from its start, the size of one? One comparison: a size under the
+ * index's wraps to more than any @rem.
+ */
 static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
 {
-	return size >= USER_EVENT_INDEX_SIZE &&
-	       size <= rem - USER_BATCH_HEAD_SIZE;
+	return (size_t)size - USER_EVENT_INDEX_SIZE <= rem - USER_BATCH_MIN_REC;
 }
 
 /*
@@ -1886,6 +1916,88 @@ struct user_batch {
 };
 
 /*
+ * Do the records of @ue, a record of @len payload bytes first, whose probe
+ * array is @f, go to one ftrace file only, into its ring buffer directly
+ * (user_ftrace_direct()), to be recorded by user_batch_ftrace_run()? It
+ * does not mark the event as having records in the buffer: the event must
+ * have them already (ue->in_buffer is never cleared). A record over
+ * USER_EVENT_FITS_ALL goes the other way, which checks its size.
+ */
+static __always_inline bool user_batch_direct(const struct tracepoint_func *f,
+					      const struct user_event *ue,
+					      size_t len)
+{
+	return f->func == (void *)user_event_ftrace && !f[1].func &&
+	       len <= USER_EVENT_FITS_ALL && READ_ONCE(ue->in_buffer) &&
+	       user_ftrace_direct(f->data);
+}
+
+/*
+ * The records at @b->p, the first of head @same (its size and write index,
+ * checked), of event @ue, whose probe array is @f, that user_batch_direct()
+ * let go to its one ftrace file, the run's common header @hdr filled: each
+ * recorded by user_event_ftrace_record() as long as it is of the same
+ * index, the same array, the file's flags still allow it, and its size
+ * needs no more than the checks here. Ends at the batch's end, at
+ * need_resched(), at a record of another kind (left to the caller's loop,
+ * which reads its head again), or at a record that failed: its errno or
+ * USER_EVENT_FAULTED in @b->w.stop, its length in @b->len. The instance's
+ * options and the global hooks are as user_batch_direct() read them, once
+ * for these records, as a single write reads them once. @i: the run's
+ * iterator.
+ */
+static noinline void user_batch_ftrace_run(struct user_batch *b, u64 same,
+					   struct user_event *ue,
+					   const struct tracepoint_func *f,
+					   struct trace_entry hdr,
+					   struct iov_iter *i)
+{
+	const char __user *p = b->p, *end = b->end;
+	struct trace_event_file *file = f->data;
+	/* a file's instance is its own for good, its buffer read per record */
+	struct trace_array *tr = file->tr;
+	struct user_event_write w;
+	u32 size, idx, at;
+	size_t len;
+	u64 head;
+
+	user_batch_split_head(same, &size, &idx);
+	len = size - USER_EVENT_INDEX_SIZE;
+	hdr.type = ue->call.event.type;
+	do {
+		if (end - p < USER_BATCH_MIN_REC || user_batch_read_head(p, &head))
+			break;
+		/* a head as the last one's: checked but for the bytes left */
+		if (head != same) {
+			user_batch_split_head(head, &size, &at);
+			if (!user_batch_size_valid(size, end - p) || at != idx)
+				break;
+			len = size - USER_EVENT_INDEX_SIZE;
+			if (len < ue->min_size || len > USER_EVENT_FITS_ALL)
+				break;
+			same = head;
+		} else if (len > end - p - USER_BATCH_MIN_REC) {
+			break;
+		}
+		if (rcu_access_pointer(ue->tp.funcs) != f ||
+		    READ_ONCE(file->flags) & USER_FTRACE_GENERIC)
+			break;
+		w = (struct user_event_write) {
+			.src = p + USER_BATCH_MIN_REC,
+		};
+		user_event_ftrace_record(tr->array_buffer.buffer, ue, i, len, &w,
+					 &hdr, 0, true);
+		if (unlikely(w.stop)) {
+			b->w = w;
+			b->len = len;
+			break;
+		}
+		p += USER_BATCH_MIN_REC + len;
+	} while (p != end && !need_resched());
+	b->p = p;
+}
+
+/*
  * One run of @b's records, from its next one: each checked and its probes
  * called as user_event_emit() checks and calls them, a record nobody
  * listens to skipped. A run is one section without preemption nor page
@@ -1893,30 +2005,35 @@ struct user_batch {
  * (need_resched()); the caller then calls cond_resched() and starts the
  * next.
  * The run's state is in locals, @b written back at its end. The fd's slots
- * are looked up once, under the run's RCU read side (preemption off). The
- * probes get one iterator for the run, of the user buffer: with each
- * record's payload at @w.src, one piece of user memory, they copy from
- * there and look at the iterator's type only. The ftrace records' common
- * header is filled once, at the run's first ftrace record: what
- * tracing_gen_ctx_dec() says in the run is the same for each (preemption
- * is off and a need_resched() ends the run, interrupts are as the write
- * found them), and so is the pid. Returns 0 with @b past the run's
- * records; else @b is at a record that stops it: its errno, or
- * USER_EVENT_FAULTED for a missing page (see struct user_batch).
+ * are looked up once, under the run's RCU read side (preemption off), and
+ * a slot once for the records of its index that follow one another (a
+ * published slot does not change). The probes get one iterator for the
+ * run, of the user buffer: with each record's payload at @w.src, one piece
+ * of user memory, they copy from there and look at the iterator's type
+ * only. The ftrace records' common header is filled once, at the run's
+ * first ftrace record: what tracing_gen_ctx_dec() says in the run is the
+ * same for each (preemption is off and a need_resched() ends the run,
+ * interrupts are as the write found them), and so is the pid. The records
+ * of an event whose one consumer is an ftrace file that takes them
+ * directly go to user_batch_ftrace_run() (user_batch_direct()).
+ * Returns 0 with @b past the run's records; else @b is at a record that
+ * stops it: its errno, or USER_EVENT_FAULTED for a missing page (see
+ * struct user_batch).
  */
 static __always_inline int user_batch_run(struct user_event_fd *ufd,
 					  struct user_batch *b)
 {
 	const char __user *p = b->p, *end = b->end;
 	struct trace_entry hdr = { .type = 0 };
+	const struct tracepoint_func *f;
 	const struct user_event_refs *refs;
-	struct tracepoint_func *f;
-	struct user_event *ue = NULL;
+	struct user_event *ue = NULL, *last = NULL;
 	/* set whole by iov_iter_ubuf() */
 	struct iov_iter i __uninitialized;
 	unsigned int count = 0;
+	u32 size, idx, last_idx = 0;
 	size_t len = 0;
-	u32 size, idx;
+	u64 head;
 	int ret;
 
 	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)p, end - p);
@@ -1927,45 +2044,77 @@ static __always_inline int user_batch_run(struct user_event_fd *ufd,
 		/* as user_event_slot_in() reads it, once for the whole run */
 		count = smp_load_acquire(&refs->count);
 	do {
-		ue = NULL;
 		if (unlikely(end - p < USER_BATCH_MIN_REC)) {
 			ret = -EINVAL;
 			break;
 		}
-		if (unlikely(user_batch_get_head(p, &size, &idx))) {
+		if (unlikely(user_batch_read_head(p, &head))) {
+			ue = NULL;
 			ret = USER_EVENT_FAULTED;
 			break;
 		}
+		user_batch_split_head(head, &size, &idx);
 		if (unlikely(!user_batch_size_valid(size, end - p))) {
 			ret = -EINVAL;
 			break;
 		}
 		len = size - USER_EVENT_INDEX_SIZE;
-		ret = user_event_slot_check(idx < count ? refs->slots[idx] : 0,
-					    idx, len, &ue);
-		if (unlikely(ret < 0))
-			break;
-		/* nobody listening, whatever the ABI: skipped */
-		ret = 0;
-
+		if (last && idx == last_idx) {
+			ue = last;
+			if (unlikely(len < ue->min_size)) {
+				ret = -EINVAL;
+				break;
+			}
+		} else {
+			ret = user_event_slot_check(idx < count ?
+						    refs->slots[idx] : 0,
+						    idx, len, &ue);
+			if (unlikely(ret < 0))
+				break;
+			last = ue;
+			last_idx = idx;
+		}
 		f = rcu_dereference_sched(ue->tp.funcs);
 		if (unlikely(len > USER_EVENT_FITS_ALL) &&
 		    user_event_too_big(f, len)) {
 			ret = -E2BIG;
 			break;
 		}
-		if (f) {
-			b->w = (struct user_event_write) {
-				.src = p + USER_BATCH_MIN_REC,
-			};
-			do {
-				user_event_call_probe(f, ue, &i, len, &b->w,
-						      &hdr);
-			} while ((++f)->func && !b->w.stop);
-			ret = b->w.stop;
-			if (unlikely(ret))
-				break;
+		/* nobody listening, whatever the ABI: skipped */
+		ret = 0;
+		if (!f) {
+			p += USER_BATCH_MIN_REC + len;
+			continue;
 		}
+		if (user_batch_direct(f, ue, len)) {
+			if (unlikely(!hdr.type))
+				tracing_generic_entry_update(&hdr,
+							     ue->call.event.type,
+							     tracing_gen_ctx_dec());
+			b->p = p;
+			b->w.stop = 0;
+			user_batch_ftrace_run(b, head, ue, f, hdr, &i);
+			ret = b->w.stop;
+			if (unlikely(ret)) {
+				p = b->p;
+				len = b->len;
+				break;
+			}
+			/* none taken (the file's flags changed): as below */
+			if (b->p != p) {
+				p = b->p;
+				continue;
+			}
+		}
+		b->w = (struct user_event_write) {
+			.src = p + USER_BATCH_MIN_REC,
+		};
+		do {
+			user_event_call_probe(f, ue, &i, len, &b->w, &hdr);
+		} while ((++f)->func && !b->w.stop);
+		ret = b->w.stop;
+		if (unlikely(ret))
+			break;
 		p += USER_BATCH_MIN_REC + len;
 	} while (p != end && !need_resched());
 	pagefault_enable();
