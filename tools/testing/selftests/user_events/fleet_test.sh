@@ -33,8 +33,9 @@ port=${FLEET_PORT:-18633}
 vport=${FLEET_VSOCK_PORT:-18634}
 
 . "$dir/ktap.sh"
-# a recording's run, at most (FLEET_TOOL_TIMEOUT, default 180 s, times the factor)
-tool_timeout=$(ue_scale "${FLEET_TOOL_TIMEOUT:-180}")
+# a recording's run, at most (FLEET_TOOL_TIMEOUT, default 600 s, times the
+# factor): a bound for a hang only
+tool_timeout=$(ue_scale "${FLEET_TOOL_TIMEOUT:-600}")
 if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "must be run as root"
 fi
@@ -101,7 +102,7 @@ delete_all() {
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 	# a buffer of another instance may still have held records: retired
 	# events go once none does; the next trace-cmd must not list them going
-	ue_wait 120 "user_events_retired/ to go before the next scenario" \
+	ue_wait 300 "user_events_retired/ to go before the next scenario" \
 		test ! -e "$tracefs/events/user_events_retired" || true
 }
 cleanup() {

@@ -24,9 +24,11 @@ tracefs=/sys/kernel/tracing
 ue=$dir/ue_emit
 PERF=${PERF:-perf}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
-tool_timeout=${CLIENTS_TOOL_TIMEOUT:-120}
 
 . "$dir/ktap.sh"
+# each tool's run, at most (CLIENTS_TOOL_TIMEOUT, default 600 s, times the
+# factor): a bound for a hang only
+tool_timeout=$(ue_scale "${CLIENTS_TOOL_TIMEOUT:-600}")
 if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "must be run as root"
 fi
@@ -52,9 +54,11 @@ run_tool() {
 
 	shift 2
 	echo "# $name: $*" | cut -c1-300
-	timeout -k 10 "$tool_timeout" "$@" > "$out" 2>&1
+	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
 	rc=$?
-	[ $rc = 124 ] && echo "# $name: timed out after $tool_timeout s"
+	# 124: timeout stopped it; 137: and had to kill it
+	[ $rc = 124 ] || [ $rc = 137 ] &&
+		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
 	return $rc
 }
 
