@@ -63,6 +63,8 @@ def step():
 getpgid = addrs[names.index("__x64_sys_getpgid")]
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
+# a loaded host answers late: gdb's 2 s default lost the packets' order
+gdb.execute("set remotetimeout 600")
 gdb.execute("target remote :%s" % os.environ["PORT"])
 # pt_regs->di, at 0x70, is the pid asked for: the mark
 gdb.execute("break *0x%x if (*(long *)($rdi + 0x70) & 0x%x) == 0x%x"
