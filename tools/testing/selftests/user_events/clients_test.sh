@@ -255,20 +255,6 @@ check_status() {
 	fi
 }
 
-# run_tool NAME OUTPUT CMD...: CMD (with a time limit) and its status
-run_tool() {
-	local name=$1 out=$2 rc
-
-	shift 2
-	echo "# $name: $*" | cut -c1-300
-	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
-	rc=$?
-	# 124: timeout stopped it; 137: and had to kill it
-	[ $rc = 124 ] || [ $rc = 137 ] &&
-		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
-	return $rc
-}
-
 # --- the events ---------------------------------------------------------
 delete_events
 ok=1

@@ -110,6 +110,22 @@ comment() {
 	sed 's/^/# /' "$@"
 }
 
+# run_tool NAME OUTPUT CMD...: CMD, its output in OUTPUT, at most the test's
+# $tool_timeout seconds (scaled); its status. A run that the bound stopped
+# says so: "wait expired after N s (factor F): NAME to finish".
+run_tool() {
+	local name=$1 out=$2 rc
+
+	shift 2
+	echo "# $name: $*" | cut -c1-300
+	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
+	rc=$?
+	# 124: timeout stopped it; 137: and had to kill it
+	[ $rc = 124 ] || [ $rc = 137 ] &&
+		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
+	return $rc
+}
+
 ktap_done() {
 	[ -n "$ktap_planned" ] || echo "1..$ktap_testno"
 	echo "# Totals: pass:$((ktap_testno - ktap_failed - ktap_skipped)) fail:$ktap_failed" \

@@ -26,12 +26,11 @@ PERF=${PERF:-perf}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
 
 . "$dir/ktap.sh"
-# each tool's run, at most (CLIENTS_TOOL_TIMEOUT, default 600 s, times the
-# factor): a bound for a hang only
-tool_timeout=$(ue_scale "${CLIENTS_TOOL_TIMEOUT:-600}")
 if [ "$(id -u)" != 0 ]; then
 	ktap_skip_all "must be run as root"
 fi
+# run_tool's bound, for a hang: CLIENTS_TOOL_TIMEOUT (600 s) times the factor
+tool_timeout=$(ue_scale "${CLIENTS_TOOL_TIMEOUT:-600}")
 
 old_desc='rt_del u32 n; __rel_loc char[] s'
 new_desc='rt_del u64 m'
@@ -47,20 +46,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# run_tool NAME OUTPUT CMD...: CMD (with a time limit) and its status
-run_tool() {
-	local name=$1 out=$2 rc
-
-	shift 2
-	echo "# $name: $*" | cut -c1-300
-	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
-	rc=$?
-	# 124: timeout stopped it; 137: and had to kill it
-	[ $rc = 124 ] || [ $rc = 137 ] &&
-		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
-	return $rc
-}
 
 # check NAME FILE PATTERN...: each extended regex matches a line of FILE
 check() {
