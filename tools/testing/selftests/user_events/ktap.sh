@@ -111,8 +111,11 @@ comment() {
 }
 
 # run_tool NAME OUTPUT CMD...: CMD, its output in OUTPUT, at most the test's
-# $tool_timeout seconds (scaled); its status. A run that the bound stopped
-# says so: "wait expired after N s (factor F): NAME to finish".
+# $tool_timeout seconds (scaled); its status. Each run ends with a line that
+# gives its status and its output's size. A run that the bound stopped says
+# so: "wait expired after N s (factor F): NAME to finish". A run that failed
+# also shows its output's last lines, the space left where OUTPUT is and the
+# memory left, so that a failure seen once can be told apart afterwards.
 run_tool() {
 	local name=$1 out=$2 rc
 
@@ -120,9 +123,15 @@ run_tool() {
 	echo "# $name: $*" | cut -c1-300
 	timeout -k "$(ue_scale 10)" "$tool_timeout" "$@" > "$out" 2>&1
 	rc=$?
+	echo "# $name: status $rc, $(wc -c < "$out") bytes of output"
 	# 124: timeout stopped it; 137: and had to kill it
 	[ $rc = 124 ] || [ $rc = 137 ] &&
 		echo "# wait expired after $tool_timeout s (factor $ue_factor): $name to finish"
+	if [ $rc != 0 ]; then
+		tail -n 5 "$out" | comment
+		df -k "$(dirname "$out")" | comment
+		grep -E '^(MemAvailable|MemFree):' /proc/meminfo | comment
+	fi
 	return $rc
 }
 
