@@ -2902,16 +2902,21 @@ static void user_event_reap_fn(struct work_struct *work)
  *
  * A reader may still want the format of records it took out of a buffer
  * (trace-cmd extract reads the data, clears the buffer, then reads every
- * format): the event goes USER_RETIRED_GRACE after its buffers were found
- * free of its records, unless its group needs the room (a registration
- * that would fail for want of it: see user_event_create_spec()).
+ * format): the event goes user_retired_grace seconds (the
+ * kernel.user_events_retired_grace sysctl, read at each check) after its
+ * buffers were found free of its records, unless its group needs the room
+ * (a registration that would fail for want of it: see
+ * user_event_create_spec()).
  *
  * A retired event counts against user_events_max and its group's limit
  * until it goes: what a group's deletions leave in buffers is bounded by
  * its limit, and charged to the deleter's memory cgroup.
  */
 #define USER_RETIRED_CHECK	HZ
-#define USER_RETIRED_GRACE	(60 * HZ)
+
+/* kernel.user_events_retired_grace, in seconds: at most a day */
+static unsigned int user_retired_grace = 60;
+static unsigned int user_retired_grace_max = 24 * 60 * 60;
 
 #define USER_RETIRED_SUFFIX	"_retired"
 
@@ -3201,7 +3206,7 @@ static bool user_retired_holds(struct user_retired_buf *b,
 
 /*
  * May @r's event go? Every buffer is free of its records (it lets go of
- * those that are), since USER_RETIRED_GRACE unless @hurry.
+ * those that are), since user_retired_grace seconds unless @hurry.
  */
 static bool user_retired_done(struct user_retired *r,
 			      struct user_retired_view *v, bool hurry)
@@ -3222,7 +3227,8 @@ static bool user_retired_done(struct user_retired *r,
 	/* 0 is "not yet" */
 	if (!r->clean_at)
 		r->clean_at = jiffies ?: 1;
-	return time_after_eq(jiffies, r->clean_at + USER_RETIRED_GRACE);
+	return time_after_eq(jiffies, r->clean_at +
+			     (unsigned long)READ_ONCE(user_retired_grace) * HZ);
 }
 
 /* No buffer holds records of @r's event: it goes, and its type */
@@ -4973,6 +4979,15 @@ static struct ctl_table user_event_sysctls[] = {
 		.maxlen		= sizeof(user_events_max),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "user_events_retired_grace",
+		.data		= &user_retired_grace,
+		.maxlen		= sizeof(user_retired_grace),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &user_retired_grace_max,
 	},
 };
 

@@ -81,6 +81,9 @@ expect=$out/expect
 : > "$expect"
 listen_pid=
 vlisten_pid=
+# kernel.user_events_retired_grace, as it was
+grace_file=/proc/sys/kernel/user_events_retired_grace
+grace_saved=$(cat "$grace_file") || ktap_bail "no $grace_file"
 
 delete_all() {
 	local e
@@ -90,8 +93,8 @@ delete_all() {
 		echo 0 > "$tracefs/events/user_events/$e/enable" 2>/dev/null
 	done
 	# No records left in a buffer: the deletions remove the events at once.
-	# Else they are retired, and their directories go a minute later, maybe
-	# while the next scenario's trace-cmd lists the systems.
+	# Else they are retired, and their directories go after the grace,
+	# maybe while the next scenario's trace-cmd lists the systems.
 	: > "$tracefs/trace"
 	for e in fleet_st fleet_bits fleet_trap fleet_late fleet_anchor; do
 		echo "-:$e" >> "$tracefs/dynamic_events" 2>/dev/null
@@ -101,9 +104,13 @@ delete_all() {
 	done
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 	# a buffer of another instance may still have held records: retired
-	# events go once none does; the next trace-cmd must not list them going
+	# events go once none does; the next trace-cmd must not list them going.
+	# Every tool of the scenario is done and has read the formats it wanted:
+	# a grace of 0 while this waits, then the value it had
+	echo 0 > "$grace_file"
 	ue_wait 300 "user_events_retired/ to go before the next scenario" \
 		test ! -e "$tracefs/events/user_events_retired" || true
+	echo "$grace_saved" > "$grace_file"
 }
 cleanup() {
 	[ -n "$listen_pid" ] && kill "$listen_pid" 2>/dev/null
