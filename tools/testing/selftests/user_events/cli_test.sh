@@ -86,7 +86,7 @@ status_line() {
 
 # gone EVENT: its directory disappears (ue_wait: 60 s times the factor)
 gone() {
-	ue_wait 60 "events/user_events/$1 to go" test ! -d "$ev_dir/$1"
+	ue_wait 300 "events/user_events/$1 to go" test ! -d "$ev_dir/$1"
 }
 
 ev=cli_test_ev

@@ -168,13 +168,13 @@ emit_script() {
 		echo '#!/bin/bash'
 		echo 'set -e'
 		if [ "$cnt" = 1 ]; then
-			printf '%q ' "$ue" -w -t 60 -s -n 3 -I count "$cnt_desc" \
+			printf '%q ' "$ue" -w -s -n 3 -I count "$cnt_desc" \
 				count=1 "msg=$cnt_msg"
 			echo "$status"
 			status=
 		fi
 		if [ -n "$desc" ]; then
-			printf '%q ' "$ue" -w -t 60 -s "$desc" "$@"
+			printf '%q ' "$ue" -w -s "$desc" "$@"
 			echo "${status:->/dev/null}"
 		fi
 		printf 'touch %q\n' "$file.done"
@@ -298,7 +298,7 @@ keep_desc='clients_keep u32 n; __rel_loc char[] s'
 "$ue" -b -w -f "$tmp/keep.go" -n 5 -I n "$keep_desc" n=7 s=kept \
 	> "$tmp/keep-emit.out" 2>&1 &
 keep_pid=$!
-ue_wait 60 "ue_emit to create events/user_events/clients_keep" \
+ue_wait 300 "ue_emit to create events/user_events/clients_keep" \
 	test -d "$tracefs/events/user_events/clients_keep"
 if run_tool "perf record (auto-deleted event)" "$tmp/keep-record.out" \
 	"$PERF" record -a -N -o "$tmp/keep.data" -e user_events:clients_keep -- \
@@ -309,7 +309,7 @@ else
 	fail perf_record_auto_deleted
 	comment "$tmp/keep-record.out" "$tmp/keep-emit.out"
 fi
-if ue_wait 60 "events/user_events/clients_keep to go (its writer exited, perf stopped)" \
+if ue_wait 300 "events/user_events/clients_keep to go (its writer exited, perf stopped)" \
 	test ! -d "$tracefs/events/user_events/clients_keep"; then
 	pass auto_deleted_after_perf
 else
@@ -389,7 +389,7 @@ group_emit() {
 	{
 		echo '#!/bin/bash'
 		echo 'set -e'
-		printf '%q ' "$ue" -D "$gdir" -w -t 60 -n 3 -I count "$cnt_desc" \
+		printf '%q ' "$ue" -D "$gdir" -w -n 3 -I count "$cnt_desc" \
 			count=1 "msg=$cnt_msg"
 		echo
 		printf 'touch %q\n' "$1.done"

@@ -148,7 +148,7 @@ writer() {
 	local name=$1
 
 	shift
-	( "$ue" -w -f "$tmp/go" -t 120 "$@" > "$tmp/$name.out" 2>&1 &&
+	( "$ue" -w -f "$tmp/go" "$@" > "$tmp/$name.out" 2>&1 &&
 		touch "$tmp/$name.done" ) &
 	writers+=($!)
 }
@@ -164,7 +164,7 @@ wait_for() {
 	local p
 
 	for p in "$@"; do
-		ue_wait 60 "$p to exist" test -e "$p" || return 1
+		ue_wait 300 "$p to exist" test -e "$p" || return 1
 	done
 }
 
@@ -272,7 +272,7 @@ go_script() {
 		printf 'UE_TIMING_ONLY=1 . %q\n' "$dir/ktap.sh"
 		printf 'touch %q\n' "$tmp/go"
 		for f in "$@"; do
-			printf 'ue_wait 120 %q test -e %q || exit 1\n' "the writer's ${f##*/}" "$f"
+			printf 'ue_wait 300 %q test -e %q || exit 1\n' "the writer's ${f##*/}" "$f"
 		done
 	} > "$file"
 	chmod +x "$file"
@@ -302,7 +302,7 @@ fi
 listen_pid=$!
 "$TRACE_CMD" listen --debug -V -p "$vport" -d "$tmp/vcoll" > "$tmp/vlisten.log" 2>&1 &
 vlisten_pid=$!
-if ue_wait 60 "trace-cmd listen on TCP port $port" listening "$port" &&
+if ue_wait 300 "trace-cmd listen on TCP port $port" listening "$port" &&
 	kill -0 "$vlisten_pid" 2>/dev/null; then
 	pass collectors_listening
 else
@@ -325,7 +325,7 @@ wait_for "$tracefs/events/user_events/fleet_st" "$tracefs/events/user_events/fle
 multi_made() {
 	compgen -G "$tracefs/events/user_events_multi/fleet_multi.*" > /dev/null
 }
-ue_wait 60 "events/user_events_multi/fleet_multi.* to exist" multi_made
+ue_wait 300 "events/user_events_multi/fleet_multi.* to exist" multi_made
 go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done
 record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done -- \
 	-N "127.0.0.1:$port" -t -e user_events -e user_events_multi \
@@ -381,14 +381,14 @@ wait_for "$tracefs/events/user_events/fleet_anchor"
 	printf ' > %q 2>&1 && touch %q\n' "$tmp/late0.out" "$tmp/late0.recorded"
 	printf 'touch %q\n' "$tmp/late0.done"
 	# the same event, enabled by hand once it exists
-	printf '( %q -b -w -t 60 -n 3 %q' "$ue" "$late_desc"
+	printf '( %q -b -w -n 3 %q' "$ue" "$late_desc"
 	printf ' %q' "${late_vals[@]}"
 	printf ' > %q 2>&1 && touch %q ) &\n' "$tmp/late1.out" "$tmp/late1.done"
-	printf 'ue_wait 60 %q test -d %q\n' "events/user_events/fleet_late to exist" \
+	printf 'ue_wait 300 %q test -d %q\n' "events/user_events/fleet_late to exist" \
 		"$tracefs/events/user_events/fleet_late"
 	printf 'echo 1 > %q\n' "$tracefs/events/user_events/fleet_late/enable"
 	printf 'wait\n'
-	printf 'ue_wait 120 %q test -e %q || exit 1\n' "the writer's anchor.done" \
+	printf 'ue_wait 300 %q test -e %q || exit 1\n' "the writer's anchor.done" \
 		"$tmp/anchor.done"
 } > "$tmp/go-late"
 chmod +x "$tmp/go-late"
@@ -428,7 +428,7 @@ fi
 	echo '#!/bin/bash'
 	printf 'touch %q\n' "$tmp/go"
 	# the service starts after the collection: enable bits, no PERSIST
-	printf '%q -b -w -t 60 -n 3 %q' "$ue" "$late_desc"
+	printf '%q -b -w -n 3 %q' "$ue" "$late_desc"
 	printf ' %q' "${late_vals[@]}"
 	printf ' > %q 2>&1 && touch %q\n' "$tmp/pre.out" "$tmp/pre.done"
 } > "$tmp/go-pre"

@@ -1208,7 +1208,7 @@ TEST_F_TIMEOUT(grp, retired_counts_until_gone, 600)
 	grace = uet_read_file(UE_GRACE);
 	ASSERT_NE(NULL, grace);
 	ASSERT_EQ(0, uet_write_file(UE_GRACE, "1", O_TRUNC));
-	EXPECT_TRUE(uet_wait_absent(path, 120)) TH_LOG("%s still there", path);
+	EXPECT_TRUE(uet_wait_absent(path, 300)) TH_LOG("%s still there", path);
 	EXPECT_EQ(0, uet_write_file(UE_GRACE, grace, O_TRUNC));
 	free(grace);
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtr max=2 events=1\n"));

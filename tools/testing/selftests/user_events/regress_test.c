@@ -1846,7 +1846,7 @@ TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
 	/* the walk did B first: its breakpoint is there */
 	EXPECT_EQ(0xcc, rg_proc_say(&b, 'b'));
 	/* T's event went with its memory, a moment later */
-	EXPECT_TRUE(uet_wait_gone("user_events", "rg_exitup_ev", 10000))
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_exitup_ev", UE_WAIT_MS))
 		TH_LOG("wait expired: T's event to go with its memory");
 
 	EXPECT_EQ(0, uet_write_file(RG_UPROBE_EN, "0", O_TRUNC));

@@ -92,7 +92,7 @@ old_id=$(cat "$tracefs/events/user_events/rt_del/id" 2>/dev/null)
 
 # perf attaches at the workload's exec; the writer waits for its status byte
 if run_tool "perf record" "$tmp/rec1.out" "$PERF" record -N -o "$tmp/old.data" \
-	-e user_events:rt_del -- "$ue" -w -t 60 -n 3 -I n "$old_desc" n=1 s=perf; then
+	-e user_events:rt_del -- "$ue" -w -n 3 -I n "$old_desc" n=1 s=perf; then
 	pass perf_record_old
 else
 	fail perf_record_old
@@ -162,7 +162,7 @@ else
 	echo "# ids: old $old_id, new ${new_id:-none}"
 fi
 if run_tool "perf record" "$tmp/rec2.out" "$PERF" record -N -o "$tmp/new.data" \
-	-e user_events:rt_del -- "$ue" -w -t 60 -n 2 -I m "$new_desc" m=5; then
+	-e user_events:rt_del -- "$ue" -w -n 2 -I m "$new_desc" m=5; then
 	pass perf_record_new
 else
 	fail perf_record_new
@@ -198,7 +198,7 @@ check trace_both "$tracefs/trace" 'rt_del: m=100$' 'rt_del: n=21 s=third$'
 # removes it (it checks every second). Not before: while it stayed, the
 # name's new incarnations had types of their own.
 echo 0 > "$grace_file"
-if ue_wait 120 "user_events_retired/rt_del_$old_id to go at a grace of 0" \
+if ue_wait 300 "user_events_retired/rt_del_$old_id to go at a grace of 0" \
 	test ! -e "$tracefs/events/user_events_retired/rt_del_$old_id"; then
 	pass gone_at_grace_0
 else

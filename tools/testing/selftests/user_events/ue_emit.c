@@ -65,7 +65,8 @@ static void usage(void)
 		"  -f FILE     and then until FILE exists (a consumer that attaches\n"
 		"              before it records, as perf record does, creates it)\n"
 		"  -t SECONDS  give up waiting after this long times\n"
-		"              USER_EVENTS_TIMEOUT_SCALE (default 30)\n"
+		"              USER_EVENTS_TIMEOUT_SCALE (default 600: it only\n"
+		"              bounds a hang)\n"
 		"  -s          print \"status=N\" (the status byte) after registering\n"
 		"              and, with -n, \"status=N\" again after writing\n"
 		"  -I FIELD    add 1 to integer FIELD after each record\n"
@@ -109,7 +110,7 @@ static int inc_slot(const struct uec_desc *d, const char *field,
 
 int main(int argc, char **argv)
 {
-	int count = 1, wait = 0, show = 0, del = 0, timeout = 30, inc = -1, bits = 0;
+	int count = 1, wait = 0, show = 0, del = 0, timeout = 600, inc = -1, bits = 0;
 	int multi = 0;
 	/* -b: the word whose bit the kernel keeps set while anyone listens */
 	static __u32 word;
