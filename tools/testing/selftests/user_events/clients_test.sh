@@ -132,7 +132,23 @@ delete_group() {
 	echo "-:user_events_$group/clients_cnt" >> "$tracefs/dynamic_events" 2>/dev/null
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 }
+# retired_gone: no retired event left, so that none goes while trace-cmd
+# record lists the systems (it stops at a directory gone): its records are
+# cleared, then the grace is 0 until they are gone, then as it was
+retired_gone() {
+	local g=/proc/sys/kernel/user_events_retired_grace saved
+
+	saved=$(cat "$g") || return
+	: > "$tracefs/trace"
+	echo 0 > "$g"
+	ue_wait 300 "the retired events to go before trace-cmd record" \
+		sh -c "! ls -d $tracefs/events/user_events*_retired > /dev/null 2>&1"
+	echo "$saved" > "$g"
+}
 cleanup() {
+	# a trace-cmd record that stopped midway leaves tracing off
+	"$TRACE_CMD" reset > /dev/null 2>&1
+	echo 1 > "$tracefs/tracing_on"
 	delete_events
 	delete_group
 	rm -rf "$tmp"
@@ -330,6 +346,7 @@ fi
 
 # --- trace-cmd record / trace-cmd report ----------------------------------
 emit_script "$tmp/emit-tc" 1 "$all_desc" "${all_values[@]}"
+retired_gone
 if run_tool "trace-cmd record" "$tmp/tc-record.out" "$TRACE_CMD" record \
 	-o "$tmp/trace.dat" -e user_events:clients_cnt \
 	-e user_events:clients_all "$tmp/emit-tc" &&
@@ -409,6 +426,7 @@ run_tool "perf script (group)" "$tmp/g-perf-script.out" "$PERF" script \
 	-i "$tmp/g.data" || comment "$tmp/g-perf-script.out"
 check_cnt perf_group "$tmp/g-perf-script.out" "$gev:"
 group_emit "$tmp/g-tc"
+retired_gone
 if run_tool "trace-cmd record (group)" "$tmp/g-tc-record.out" "$TRACE_CMD" \
 	record -o "$tmp/g.dat" -e "$gev" "$tmp/g-tc" && [ -f "$tmp/g-tc.done" ]; then
 	pass trace-cmd_record_group
