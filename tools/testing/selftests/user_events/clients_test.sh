@@ -132,19 +132,6 @@ delete_group() {
 	echo "-:user_events_$group/clients_cnt" >> "$tracefs/dynamic_events" 2>/dev/null
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 }
-# retired_gone: no retired event left, so that none goes while trace-cmd
-# record lists the systems (it stops at a directory gone): its records are
-# cleared, then the grace is 0 until they are gone, then as it was
-retired_gone() {
-	local g=/proc/sys/kernel/user_events_retired_grace saved
-
-	saved=$(cat "$g") || return
-	: > "$tracefs/trace"
-	echo 0 > "$g"
-	ue_wait 300 "the retired events to go before trace-cmd record" \
-		sh -c "! ls -d $tracefs/events/user_events*_retired > /dev/null 2>&1"
-	echo "$saved" > "$g"
-}
 cleanup() {
 	# a trace-cmd record that stopped midway leaves tracing off
 	"$TRACE_CMD" reset > /dev/null 2>&1
@@ -346,7 +333,8 @@ fi
 
 # --- trace-cmd record / trace-cmd report ----------------------------------
 emit_script "$tmp/emit-tc" 1 "$all_desc" "${all_values[@]}"
-retired_gone
+: > "$tracefs/trace"
+retired_gone "the retired events to go before trace-cmd record"
 if run_tool "trace-cmd record" "$tmp/tc-record.out" "$TRACE_CMD" record \
 	-o "$tmp/trace.dat" -e user_events:clients_cnt \
 	-e user_events:clients_all "$tmp/emit-tc" &&

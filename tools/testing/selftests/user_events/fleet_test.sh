@@ -81,9 +81,6 @@ expect=$out/expect
 : > "$expect"
 listen_pid=
 vlisten_pid=
-# kernel.user_events_retired_grace, as it was
-grace_file=/proc/sys/kernel/user_events_retired_grace
-grace_saved=$(cat "$grace_file") || ktap_bail "no $grace_file"
 
 delete_all() {
 	local e
@@ -105,12 +102,8 @@ delete_all() {
 	echo "!$group" >> "$tracefs/user_events_groups" 2>/dev/null
 	# a buffer of another instance may still have held records: retired
 	# events go once none does; the next trace-cmd must not list them going.
-	# Every tool of the scenario is done and has read the formats it wanted:
-	# a grace of 0 while this waits, then the value it had
-	echo 0 > "$grace_file"
-	ue_wait 300 "user_events_retired/ to go before the next scenario" \
-		test ! -e "$tracefs/events/user_events_retired" || true
-	echo "$grace_saved" > "$grace_file"
+	# Every tool of the scenario is done and has read the formats it wanted
+	retired_gone "the retired events to go before the next scenario" || true
 }
 cleanup() {
 	[ -n "$listen_pid" ] && kill "$listen_pid" 2>/dev/null

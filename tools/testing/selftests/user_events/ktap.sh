@@ -135,6 +135,22 @@ run_tool() {
 	return $rc
 }
 
+# retired_gone WHAT: no retired event left, so that none goes while a tool
+# lists the systems (trace-cmd record stops at a directory gone). The
+# caller has cleared the buffers that held their records. The grace
+# (kernel.user_events_retired_grace) is 0 while this waits, then as it was.
+retired_gone() {
+	local g=/proc/sys/kernel/user_events_retired_grace saved rc=0
+
+	saved=$(cat "$g") || return
+	echo 0 > "$g"
+	ue_wait 300 "$1" sh -c \
+		"! ls -d /sys/kernel/tracing/events/user_events*_retired > /dev/null 2>&1" ||
+		rc=1
+	echo "$saved" > "$g"
+	return $rc
+}
+
 ktap_done() {
 	[ -n "$ktap_planned" ] || echo "1..$ktap_testno"
 	echo "# Totals: pass:$((ktap_testno - ktap_failed - ktap_skipped)) fail:$ktap_failed" \
