@@ -11,6 +11,10 @@
  * - fuzz_race.c: the enable bit while a thread of the test changes the pages
  *   of its words, forks and signals.
  *
+ * All the while, a thread takes CPUs offline and online (ue_hotplug.h) at
+ * random times, its choices drawn from the seed, and brings every CPU back
+ * as it was at the end.
+ *
  * This file runs them: options, the random streams, failures and the report.
  *
  * An iteration draws from its own random stream (seed, iteration) and leaves
@@ -18,10 +22,12 @@
  *	fuzz_test --seed S --start I --iterations 1
  *
  * Options: --seed N, --iterations N, --minutes N, --seconds N, --start N,
- * --keep-going (go on after a failure, report each kind once), --verbose.
+ * --keep-going (go on after a failure, report each kind once), --verbose,
+ * --no-hotplug (no CPU goes offline: is a failure hotplug's?).
  * Without options it runs for about 40 s with a seed taken from the clock.
  */
 #include "fuzz_test.h"
+#include "ue_hotplug.h"
 
 struct fuzz_opt opt;
 unsigned long long rng_state, cur_iter;
@@ -399,6 +405,7 @@ static unsigned long long arg_num(int argc, char **argv, int i)
 
 static const char usage[] =
 	"[--seed N] [--iterations N] [--minutes|--seconds N] [--start N] [--keep-going] [-v]";
+static int no_hotplug;
 
 static void parse_args(int argc, char **argv)
 {
@@ -423,8 +430,10 @@ static void parse_args(int argc, char **argv)
 			opt.keep_going = 1;
 		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
 			opt.verbose = 1;
+		} else if (!strcmp(argv[i], "--no-hotplug")) {
+			no_hotplug = 1;
 		} else {
-			ksft_exit_fail_msg("usage: %s %s\n", argv[0], usage);
+			ksft_exit_fail_msg("usage: %s %s [--no-hotplug]\n", argv[0], usage);
 		}
 	}
 	if (!have_seed)
@@ -489,6 +498,8 @@ int main(int argc, char **argv)
 			 opt.seconds);
 	ksft_print_msg("seed %llu, from iteration %llu, %s%s\n", opt.seed, opt.start, limit,
 		       opt.keep_going ? ", keep going after failures" : "");
+	if (!no_hotplug)
+		ue_hotplug_start(opt.seed);
 	start_time = now();
 	for (cur_iter = opt.start; ; cur_iter++) {
 		if (opt.have_iterations && done >= opt.iterations)
@@ -506,6 +517,7 @@ int main(int argc, char **argv)
 			ksft_print_msg("%llu iterations\n", done);
 	}
 	secs = now() - start_time;
+	failures += ue_hotplug_stop();
 	print_stats(done, secs);
 	for (i = 0; i < nr_fail_kinds; i++)
 		ksft_print_msg("failure kind '%s': %d times\n", fail_kinds[i], fail_counts[i]);
