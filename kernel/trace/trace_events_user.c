@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 #include <linux/stringhash.h>
 #include <linux/sysctl.h>
+#include <linux/task_work.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
@@ -2395,7 +2396,7 @@ static void user_event_mm_drop_released(bool reap);
 
 /* Retired events: deleted, their records still in a buffer; event_mutex */
 static LIST_HEAD(user_retired_events);
-static void user_retired_reclaim(struct user_event_group *room_for);
+static void user_retired_reclaim(struct user_event_group *room_for, bool all);
 
 /* Hook one consumer's probe on or off; @users counts that kind */
 static int user_event_attach(struct user_event *ue, void *probe, void *data,
@@ -2600,10 +2601,17 @@ static int user_event_register_type(struct user_event *ue)
 	fmt->data = ue;
 	/*
 	 * The type ids (TRACE_EVENT_TYPE_MAX) are one pool for every trace
-	 * event, dynamic ones of all kinds: a group's limit does not hold one
+	 * event, dynamic ones of all kinds: a group's limit does not hold one.
+	 * Retired events hold theirs: those no buffer holds records of go
+	 * first, of every group, as at kernel.user_events_max.
 	 */
-	if (!register_trace_event(&fmt->event))
-		return -ENOSPC;
+	if (!register_trace_event(&fmt->event)) {
+		if (list_empty(&user_retired_events))
+			return -ENOSPC;
+		user_retired_reclaim(NULL, true);
+		if (!register_trace_event(&fmt->event))
+			return -ENOSPC;
+	}
 	ue->call.event.type = fmt->event.type;
 	return 0;
 }
@@ -2688,7 +2696,8 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 
 	/* retired events count: those no buffer holds any more go first */
 	if (user_events_full(g) && !list_empty(&user_retired_events))
-		user_retired_reclaim(g);
+		user_retired_reclaim(g, user_events_count >=
+				     READ_ONCE(user_events_max));
 	if (user_events_full(g))
 		return ERR_PTR(-EMFILE);
 
@@ -2893,12 +2902,18 @@ static void user_event_reap_fn(struct work_struct *work)
  * It goes, and its type with it, once no buffer holds records of it: for
  * each trace array it was enabled in (those whose buffers the core would
  * have cleared), the array is gone, or none of its buffer's records is as
- * old as the retirement: on each CPU, the buffer is empty or its oldest
+ * old as the retirement (no record of it can be written since: no fd holds
+ * it). On each CPU that was online then, the buffer is empty or its oldest
  * unread record is younger than the time of the trace array's clock, read
- * on that CPU, when the event was retired (no record of it can be written
- * since: no fd holds it). A trace array with a snapshot buffer keeps it
- * (the snapshot may hold them, and swaps with the buffer). A worker
- * checks every USER_RETIRED_CHECK while there are retired events.
+ * on that CPU, when the event was retired. A possible CPU that was offline
+ * then has no clock to read; it wrote nothing while offline, so its
+ * records of the event are among the unread ones it held then, the oldest:
+ * they are gone once it is empty, or once it has let go of (read or
+ * overwritten) as many since, or was reset. Whether a CPU goes offline or
+ * comes online after the retirement changes neither rule. A trace array
+ * with a snapshot buffer keeps it (the snapshot may hold them, and swaps
+ * with the buffer). A worker checks every USER_RETIRED_CHECK while there
+ * are retired events.
  *
  * A reader may still want the format of records it took out of a buffer
  * (trace-cmd extract reads the data, clears the buffer, then reads every
@@ -2921,6 +2936,20 @@ static unsigned int user_retired_grace_max = 24 * 60 * 60;
 #define USER_RETIRED_SUFFIX	"_retired"
 
 /*
+ * One CPU's part of a trace array's buffer, at retirement or at a check:
+ * @ts, at retirement, the array's clock read on that CPU, or U64_MAX if it
+ * was offline (then @entries and @gone say what it held); at a check, the
+ * time stamp of its oldest unread record, U64_MAX if it has none. @entries:
+ * its unread records; @gone: how many it let go of (read or overwritten)
+ * since it was last reset.
+ */
+struct user_retired_cpu {
+	u64		ts;
+	unsigned long	entries;
+	unsigned long	gone;
+};
+
+/*
  * One trace array whose buffer may hold records of a retired event: known
  * by its address, never dereferenced after the retirement (it may be
  * removed since: then it is not in ftrace_trace_arrays; one made later at
@@ -2929,8 +2958,8 @@ static unsigned int user_retired_grace_max = 24 * 60 * 60;
  */
 struct user_retired_buf {
 	struct trace_array	*tr;
-	/* per CPU: the array's clock there at retirement, U64_MAX if offline */
-	u64			*stamps;
+	/* per possible CPU, what its part of the buffer was at retirement */
+	struct user_retired_cpu	*cpus;
 };
 
 struct user_retired {
@@ -2983,7 +3012,7 @@ static void user_retired_free(struct user_retired *r)
 	int i;
 
 	for (i = 0; i < r->nr_bufs; i++)
-		kfree(r->bufs[i].stamps);
+		kfree(r->bufs[i].cpus);
 	kfree(r->system);
 	kfree(r->name);
 	kfree(r);
@@ -3008,9 +3037,9 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 			    ue->fmt.event.type);
 	ok = r->system && r->name;
 	for (i = 0; i < nr && ok; i++) {
-		r->bufs[i].stamps = kmalloc_array(nr_cpu_ids, sizeof(u64),
-						  GFP_KERNEL_ACCOUNT);
-		ok = r->bufs[i].stamps;
+		r->bufs[i].cpus = kcalloc(nr_cpu_ids, sizeof(*r->bufs[i].cpus),
+					  GFP_KERNEL_ACCOUNT);
+		ok = r->bufs[i].cpus;
 	}
 	if (!ok) {
 		user_retired_free(r);
@@ -3098,12 +3127,26 @@ static void user_retired_stamp(void *data)
 
 	/* the trace arrays are there: the caller holds event_mutex */
 	for (i = 0; i < r->nr_bufs && r->bufs[i].tr; i++)
-		r->bufs[i].stamps[cpu] =
+		r->bufs[i].cpus[cpu].ts =
 			ring_buffer_time_stamp(r->bufs[i].tr->array_buffer.buffer);
+}
+
+/*
+ * What the part of @buf of @cpu, which may be offline, holds now. The
+ * unread records first: one let go of between the two reads can only make
+ * the check that compares them wait longer.
+ */
+static void user_retired_count(struct trace_buffer *buf, int cpu,
+			       struct user_retired_cpu *c)
+{
+	c->entries = ring_buffer_entries_cpu(buf, cpu);
+	c->gone = ring_buffer_read_events_cpu(buf, cpu) +
+		  ring_buffer_overrun_cpu(buf, cpu);
 }
 
 static void user_retired_hold(struct user_event *ue, struct user_retired *r)
 {
+	struct user_retired_cpu *c;
 	struct trace_array *tr;
 	int i = 0, cpu;
 
@@ -3115,49 +3158,51 @@ static void user_retired_hold(struct user_event *ue, struct user_retired *r)
 			continue;
 		r->bufs[i].tr = tr;
 		for_each_possible_cpu(cpu)
-			r->bufs[i].stamps[cpu] = U64_MAX;
+			r->bufs[i].cpus[cpu].ts = U64_MAX;
 		user_event_forget_enabled_in(ue, tr);
 		i++;
 	}
 	/* after every record of @ue: no fd holds it, nothing writes it */
 	on_each_cpu(user_retired_stamp, r, 1);
+	/* the CPUs offline at the call: what they hold, @ue's records too */
+	for (i = 0; i < r->nr_bufs && r->bufs[i].tr; i++)
+		for_each_possible_cpu(cpu) {
+			c = &r->bufs[i].cpus[cpu];
+			if (c->ts == U64_MAX)
+				user_retired_count(r->bufs[i].tr->array_buffer.buffer,
+						   cpu, c);
+		}
 }
 
-/*
- * The oldest unread record's time stamp of each CPU's part of @tr's
- * buffer, U64_MAX where it is empty, or 0 for every CPU while the array
- * has a snapshot buffer: @oldest
- */
-static void user_retired_oldest(struct trace_array *tr, u64 *oldest)
+/* What each CPU's part of @tr's buffer holds now: @now, per possible CPU */
+static void user_retired_now(struct trace_array *tr,
+			     struct user_retired_cpu *now)
 {
 	struct trace_buffer *buf = tr->array_buffer.buffer;
 	int cpu;
 
 	lockdep_assert_held(&trace_types_lock);
 	for_each_possible_cpu(cpu) {
-		oldest[cpu] = 0;
-#ifdef CONFIG_TRACER_MAX_TRACE
-		if (tr->allocated_snapshot)
-			continue;
-#endif
-		if (!ring_buffer_entries_cpu(buf, cpu))
-			oldest[cpu] = U64_MAX;
-		else
-			oldest[cpu] = ring_buffer_oldest_event_ts(buf, cpu);
+		user_retired_count(buf, cpu, &now[cpu]);
+		now[cpu].ts = now[cpu].entries ?
+			      ring_buffer_oldest_event_ts(buf, cpu) : U64_MAX;
 	}
 }
 
-/* user_retired_oldest() of each trace array, at one check */
+/* user_retired_now() of each trace array, at one check */
 struct user_retired_view {
 	int			nr;
 	struct trace_array	**tr;
-	u64			*oldest;	/* nr_cpu_ids per array */
+	/* a snapshot buffer, which may hold anything, per array */
+	bool			*snapshot;
+	struct user_retired_cpu	*now;		/* nr_cpu_ids per array */
 };
 
 static void user_retired_view_free(struct user_retired_view *v)
 {
 	kfree(v->tr);
-	kfree(v->oldest);
+	kfree(v->snapshot);
+	kfree(v->now);
 }
 
 static int user_retired_view(struct user_retired_view *v)
@@ -3170,25 +3215,39 @@ static int user_retired_view(struct user_retired_view *v)
 	list_for_each_entry(tr, &ftrace_trace_arrays, list)
 		v->nr++;
 	v->tr = kcalloc(v->nr, sizeof(*v->tr), GFP_KERNEL);
-	v->oldest = kcalloc(array_size(v->nr, nr_cpu_ids), sizeof(u64),
-			    GFP_KERNEL);
-	if (!v->tr || !v->oldest) {
+	v->snapshot = kcalloc(v->nr, sizeof(*v->snapshot), GFP_KERNEL);
+	v->now = kcalloc(array_size(v->nr, nr_cpu_ids), sizeof(*v->now),
+			 GFP_KERNEL);
+	if (!v->tr || !v->snapshot || !v->now) {
 		user_retired_view_free(v);
 		return -ENOMEM;
 	}
 	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
 		v->tr[i] = tr;
-		user_retired_oldest(tr, &v->oldest[i * nr_cpu_ids]);
+#ifdef CONFIG_TRACER_MAX_TRACE
+		v->snapshot[i] = tr->allocated_snapshot;
+#endif
+		user_retired_now(tr, &v->now[i * nr_cpu_ids]);
 		i++;
 	}
 	return 0;
+}
+
+/* Does a CPU's part of a buffer, @then at retirement, hold records of it? */
+static bool user_retired_cpu_holds(const struct user_retired_cpu *then,
+				   const struct user_retired_cpu *now)
+{
+	if (then->ts != U64_MAX)
+		return now->ts <= then->ts;
+	/* offline then: among its @then->entries oldest; a reset wraps */
+	return now->entries && now->gone - then->gone < then->entries;
 }
 
 /* Does buffer @b of @r still (maybe) hold records of it? */
 static bool user_retired_holds(struct user_retired_buf *b,
 			       struct user_retired_view *v)
 {
-	const u64 *oldest;
+	const struct user_retired_cpu *now;
 	int i, cpu;
 
 	for (i = 0; i < v->nr; i++)
@@ -3197,9 +3256,11 @@ static bool user_retired_holds(struct user_retired_buf *b,
 	/* the trace array was removed, its buffer with it */
 	if (i == v->nr)
 		return false;
-	oldest = &v->oldest[i * nr_cpu_ids];
+	if (v->snapshot[i])
+		return true;
+	now = &v->now[i * nr_cpu_ids];
 	for_each_possible_cpu(cpu)
-		if (oldest[cpu] <= b->stamps[cpu])
+		if (user_retired_cpu_holds(&b->cpus[cpu], &now[cpu]))
 			return true;
 	return false;
 }
@@ -3249,12 +3310,12 @@ static void user_retired_remove(struct user_retired *r)
 
 /*
  * Remove the retired events that no buffer holds records of any more: past
- * their grace, or at once those of group @room_for, which needs the room
- * (of every group when kernel.user_events_max is reached)
+ * their grace, or at once those of group @room_for, which needs the room,
+ * or of every group (@all: kernel.user_events_max is reached, or the trace
+ * event type ids ran out)
  */
-static void user_retired_reclaim(struct user_event_group *room_for)
+static void user_retired_reclaim(struct user_event_group *room_for, bool all)
 {
-	bool all = user_events_count >= READ_ONCE(user_events_max);
 	struct user_retired_view v;
 	struct user_retired *r, *tmp;
 	LIST_HEAD(done);
@@ -3275,7 +3336,7 @@ static void user_retired_reclaim(struct user_event_group *room_for)
 static void user_retired_work_fn(struct work_struct *work)
 {
 	guard(mutex)(&event_mutex);
-	user_retired_reclaim(NULL);
+	user_retired_reclaim(NULL, false);
 	if (!list_empty(&user_retired_events))
 		schedule_delayed_work(&user_retired_work, USER_RETIRED_CHECK);
 }
@@ -3500,8 +3561,13 @@ struct user_enabler {
 	struct rcu_head		rcu;
 };
 
-/* A bit that could not be written without a page fault, to retry in a worker */
+/*
+ * A bit that could not be written without a page fault: to retry on the
+ * way back to user space of the task that changed its state
+ * (user_enabler_fault_now()), or in a worker
+ */
 struct user_enabler_fault {
+	struct callback_head	twork;
 	struct work_struct	work;
 	struct user_event_mm	*umm;		/* holds a reference */
 	unsigned long		addr;
@@ -3613,7 +3679,8 @@ static int user_word_write(struct mm_struct *mm, unsigned long uaddr,
  * a fork(), writable where that waits for nobody: the fault gives it to @mm
  * alone, reused or copied. Never in a shared mapping (its filesystem may
  * wait) nor where a userfaultfd may be asked, and FAULT_FLAG_RETRY_NOWAIT
- * makes a fault that would wait give up instead.
+ * makes a fault that would wait give up instead. It may still allocate and
+ * reclaim: never under event_mutex, which every tracer waits on.
  */
 static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
 {
@@ -3621,6 +3688,7 @@ static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
 			     FAULT_FLAG_RETRY_NOWAIT;
 	struct vm_area_struct *vma = vma_lookup(mm, uaddr);
 
+	lockdep_assert_not_held(&event_mutex);
 	if (!vma || (vma->vm_flags & (VM_SHARED | VM_WRITE)) != VM_WRITE ||
 	    userfaultfd_armed(vma))
 		return false;
@@ -3634,11 +3702,12 @@ static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
  * Set or clear @mask in the u32 at @uaddr of @mm, whose mmap_lock the
  * caller holds read-locked, without waiting for a page: -EFAULT when the
  * bit does not already have the wanted value and the page is not there
- * writable (absent, swapped out, read-only or unmapped), unless it is an
- * anonymous page that user_word_unshare() makes writable at once.
+ * writable (absent, swapped out, copy-on-write, read-only or unmapped),
+ * unless @unshare and it is an anonymous page that user_word_unshare()
+ * makes writable at once.
  */
 static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
-			    u32 mask, bool set)
+			    u32 mask, bool set, bool unshare)
 {
 	struct page *page;
 	bool same, anon;
@@ -3657,13 +3726,16 @@ static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
 	put_page(page);
 	if (same)
 		return 0;
-	if (!anon || !user_word_unshare(mm, uaddr))
+	if (!unshare || !anon || !user_word_unshare(mm, uaddr))
 		return -EFAULT;
 	return user_word_write(mm, uaddr, mask, set);
 }
 
-/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
-static int user_enabler_write(struct user_enabler *e, bool set)
+/*
+ * Make @e's bit say whether @e's event has consumers, if that needs no
+ * fault, or (@unshare) only user_word_unshare()'s
+ */
+static int user_enabler_write(struct user_enabler *e, bool set, bool unshare)
 {
 	struct mm_struct *mm = e->umm->mm;
 	unsigned long uaddr;
@@ -3677,7 +3749,8 @@ static int user_enabler_write(struct user_enabler *e, bool set)
 	uaddr = user_bit_word(e->addr, e->size, e->bit, &mask);
 	mmap_read_lock(mm);
 	/* munmap() marks under the mmap_lock, before it lets go of the range */
-	ret = READ_ONCE(e->unmapped) ? 0 : user_word_update(mm, uaddr, mask, set);
+	ret = READ_ONCE(e->unmapped) ? 0 :
+	      user_word_update(mm, uaddr, mask, set, unshare);
 	mmap_read_unlock(mm);
 	/* the last user's exit_mmap() must not run under our locks */
 	mmput_async(mm);
@@ -3699,12 +3772,38 @@ user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
 }
 
 /*
+ * Write the state of the event of (@addr, @bit) of @umm as it is now, under
+ * the event's enablers_lock, so that an update is never lost to an enable
+ * and a disable racing: with no fault but user_word_unshare()'s, after the
+ * word was faulted in (@faulted), or not at all (the word could not be
+ * faulted in: unmapped or read-only now, nothing to write). Returns false
+ * when it should be tried again, the page not there writable, unless @last.
+ * A queued fault is done once this returns true: a later status change
+ * queues another.
+ */
+static bool user_enabler_fault_done(struct user_event_mm *umm,
+				    unsigned long addr, u8 bit, bool faulted,
+				    bool last)
+{
+	struct user_enabler *e;
+
+	guard(mutex)(&umm->lock);
+	e = user_enabler_find(umm, addr, bit);
+	/* gone, or another at the address that is still being registered */
+	if (!e || !e->ue)
+		return true;
+
+	guard(mutex)(&e->ue->enablers_lock);
+	if (faulted && user_enabler_write(e, user_event_status(e->ue), true) &&
+	    !last)
+		return false;
+	e->fault_queued = false;
+	return true;
+}
+
+/*
  * Fault the word of (@addr, @bit) in, writable, then write its event's
- * state under the event's enablers_lock, as it is then: an update is never
- * lost to an enable and a disable racing. Returns false when it should be tried again
- * (the page went away again in between), unless @last. Sleeps; the caller
- * holds no lock. A queued fault work is done once this returns true: a
- * later status change queues another.
+ * state (user_enabler_fault_done()). Sleeps; the caller holds no lock.
  */
 static bool user_enabler_fault_in(struct user_event_mm *umm,
 				  unsigned long addr, u8 bit, bool last)
@@ -3736,19 +3835,13 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
+	return user_enabler_fault_done(umm, addr, bit, !ret, last);
+}
 
-	guard(mutex)(&umm->lock);
-	e = user_enabler_find(umm, addr, bit);
-	/* gone, or another at the address that is still being registered */
-	if (!e || !e->ue)
-		return true;
-
-	guard(mutex)(&e->ue->enablers_lock);
-	/* Unmapped or read-only now: nothing to write */
-	if (!ret && user_enabler_write(e, user_event_status(e->ue)) && !last)
-		return false;
-	e->fault_queued = false;
-	return true;
+static void user_enabler_fault_free(struct user_enabler_fault *f)
+{
+	user_event_mm_put(f->umm);
+	kfree(f);
 }
 
 static void user_enabler_fault_work(struct work_struct *work)
@@ -3762,21 +3855,50 @@ static void user_enabler_fault_work(struct work_struct *work)
 		queue_work(system_unbound_wq, &f->work);
 		return;
 	}
-	user_event_mm_put(f->umm);
-	kfree(f);
+	user_enabler_fault_free(f);
+}
+
+static void user_enabler_fault_queue_work(struct user_enabler_fault *f)
+{
+	INIT_WORK(&f->work, user_enabler_fault_work);
+	queue_work(system_unbound_wq, &f->work);
 }
 
 /*
- * Bring @e's bit up to date: now if its page is there, else from a worker
- * that may fault it in (consumers attach from contexts that must not wait
- * for another process's page, nor sleep on its userfaultfd). One worker
- * per enabler at a time: it writes the state as it is when it runs.
+ * On the way back to user space of the task whose attach or detach changed
+ * the state, out of every lock of trace events: a copy-on-write page of
+ * anonymous memory is made writable here (user_word_unshare()), so that
+ * the bit is right when that call returns. A page that needs a fault that
+ * waits goes to the worker.
  */
-static void user_enabler_update(struct user_enabler *e)
+static void user_enabler_fault_now(struct callback_head *twork)
+{
+	struct user_enabler_fault *f =
+		container_of(twork, struct user_enabler_fault, twork);
+
+	if (user_enabler_fault_done(f->umm, f->addr, f->bit, true, false))
+		user_enabler_fault_free(f);
+	else
+		user_enabler_fault_queue_work(f);
+}
+
+/*
+ * Bring @e's bit up to date: now if its page is there writable, or
+ * (@unshare, the caller not under event_mutex) a copy-on-write page of
+ * anonymous memory, else later out of the caller's locks: on the calling
+ * task's way back to user space (user_enabler_fault_now()) when it has
+ * one, else from a worker that may fault the page in (consumers attach
+ * from contexts that must not wait for another process's page, nor sleep
+ * on its userfaultfd). One fault at a time per enabler: it writes the
+ * state as it is when it runs.
+ */
+static void user_enabler_update(struct user_enabler *e, bool unshare)
 {
 	struct user_enabler_fault *f;
 
-	if (e->fault_queued || !user_enabler_write(e, user_event_status(e->ue)))
+	lockdep_assert_held(&e->ue->enablers_lock);
+	if (e->fault_queued ||
+	    !user_enabler_write(e, user_event_status(e->ue), unshare))
 		return;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f) {
@@ -3784,13 +3906,18 @@ static void user_enabler_update(struct user_enabler *e)
 				    e->bit, e->addr);
 		return;
 	}
-	INIT_WORK(&f->work, user_enabler_fault_work);
 	e->fault_queued = true;
 	refcount_inc(&e->umm->refs);
 	f->umm = e->umm;
 	f->addr = e->addr;
 	f->bit = e->bit;
-	queue_work(system_unbound_wq, &f->work);
+	if (!unshare && !(current->flags & (PF_KTHREAD | PF_IO_WORKER))) {
+		init_task_work(&f->twork, user_enabler_fault_now);
+		/* fails once the task is past exit_task_work() */
+		if (!task_work_add(current, &f->twork, TWA_RESUME))
+			return;
+	}
+	user_enabler_fault_queue_work(f);
 }
 
 /* Bring the bit of every enabler of @ue up to date */
@@ -3798,9 +3925,10 @@ static void user_event_update_enablers(struct user_event *ue)
 {
 	struct user_enabler *e;
 
+	lockdep_assert_held(&event_mutex);
 	guard(mutex)(&ue->enablers_lock);
 	list_for_each_entry(e, &ue->enablers, event_link)
-		user_enabler_update(e);
+		user_enabler_update(e, false);
 }
 
 /* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
@@ -4134,7 +4262,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		user_enabler_add_event(c, e->ue);
 		/* a consumer may have come or gone since the memory was copied */
 		scoped_guard(mutex, &e->ue->enablers_lock)
-			user_enabler_update(c);
+			user_enabler_update(c, true);
 	}
 
 	mutex_unlock(&umm->lock);
@@ -4200,7 +4328,7 @@ static void user_enabler_clear(struct user_enabler *e)
 	mmap_read_lock(mm);
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
 		if (READ_ONCE(e->unmapped) ||
-		    !user_word_update(mm, uaddr, mask, false))
+		    !user_word_update(mm, uaddr, mask, false, true))
 			break;
 		unlocked = false;
 		/* a word gone is no error: nothing to clear */

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotplug_test: user_events on machines whose possible CPUs are not all
+ * online (SMT off, maxcpus=, a VM's hotplug slots), with CPUs going offline
+ * and coming online while events are retired, enabled and written.
+ *
+ * A retired event (deleted while an ftrace buffer holds its records) goes
+ * once no buffer holds them. A CPU offline at the retirement has no clock
+ * to read there: it goes once that CPU's part of the buffer is empty or has
+ * let go of what it held, whether the CPU comes online later or not. The
+ * kernel is asked to remove what it can at once (uet_reclaim_retired()),
+ * so each check is a state, not a wait.
+ *
+ * Runs in any VM with a CPU other than 0 that can go offline; make check
+ * also runs it where a possible CPU was never online (vm-run
+ * --offline-cpus), which the tests then use as well.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/uio.h>
+
+#include "../kselftest_harness.h"
+#include "ue_helpers.h"
+
+#define CPU_DIR "/sys/devices/system/cpu/"
+#define MAX_CPUS 64
+
+/* The last CPU of a "0-2,4" list, or -1 */
+static int cpu_list_last(const char *path)
+{
+	char *text = uet_read_file(path), *p;
+	int last = -1;
+
+	if (!text)
+		return -1;
+	for (p = text; *p; p++)
+		if ((*p >= '0' && *p <= '9') && (p == text || p[-1] < '0' || p[-1] > '9'))
+			last = atoi(p);
+	free(text);
+	return last;
+}
+
+static int cpu_online(int cpu)
+{
+	char path[128], *text;
+	int on;
+
+	if (!cpu)
+		return 1;
+	snprintf(path, sizeof(path), CPU_DIR "cpu%d/online", cpu);
+	text = uet_read_file(path);
+	on = text ? atoi(text) : -1;
+	free(text);
+	return on;
+}
+
+/* Take @cpu offline or bring it online; 0 once it is so, else -errno */
+static int cpu_set(int cpu, int on)
+{
+	char path[128];
+	int ret = 0;
+
+	snprintf(path, sizeof(path), CPU_DIR "cpu%d/online", cpu);
+	/* the kernel may be busy with another CPU's hotplug: EBUSY, try again */
+	ue_wait_for(UE_WAIT_MS, cpu_online(cpu) == on ||
+		    ((ret = uet_write_file(path, on ? "1" : "0", O_TRUNC)) != -EBUSY &&
+		     ret != -EAGAIN),
+		    "cpu%d online=%d", cpu, on);
+	return cpu_online(cpu) == on ? 0 : ret ? ret : -EIO;
+}
+
+/* Run the calling thread on @cpu alone, or (-1) on any */
+static int pin(int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	if (cpu >= 0)
+		CPU_SET(cpu, &set);
+	else
+		for (i = 0; i < MAX_CPUS; i++)
+			CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Consume what the part of the buffer of @cpu holds, through its
+ * trace_pipe: how many of its lines contain @needle, or -errno
+ */
+static int drain_cpu(int cpu, const char *needle)
+{
+	char path[128], *text, *p;
+	int fd, n = 0;
+
+	snprintf(path, sizeof(path), TRACEFS "per_cpu/cpu%d/trace_pipe", cpu);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	text = uet_read_fd(fd);
+	close(fd);
+	for (p = text; p && (p = strstr(p, needle)); p++)
+		n++;
+	free(text);
+	return n;
+}
+
+/* Entries of @cpu's part of the buffer, from per_cpu/cpuN/stats */
+static long cpu_entries(int cpu)
+{
+	char path[128], *text, *p;
+	long n = -1;
+
+	snprintf(path, sizeof(path), TRACEFS "per_cpu/cpu%d/stats", cpu);
+	text = uet_read_file(path);
+	p = text ? strstr(text, "entries: ") : NULL;
+	if (p)
+		n = atol(p + 9);
+	free(text);
+	return n;
+}
+
+FIXTURE(hotplug) {
+	int nr;			/* possible CPUs */
+	int was_on[MAX_CPUS];	/* online at the start */
+	int cpu;		/* the CPU the tests take offline and online */
+	int never;		/* a possible CPU offline at the start, or -1 */
+	int fd;
+	char *grace;
+};
+
+FIXTURE_SETUP(hotplug)
+{
+	int i;
+
+	self->fd = -1;
+	if (uet_skip(_metadata, 0))
+		return;
+	self->nr = cpu_list_last(CPU_DIR "possible") + 1;
+	ASSERT_LE(2, self->nr) TH_LOG("one possible CPU: no CPU can go offline");
+	ASSERT_GE(MAX_CPUS, self->nr);
+	self->never = -1;
+	for (i = 0; i < self->nr; i++) {
+		self->was_on[i] = cpu_online(i);
+		ASSERT_LE(0, self->was_on[i]) TH_LOG("cpu%d has no online file", i);
+		if (!self->was_on[i])
+			self->never = i;
+	}
+	/* an online CPU that can go: the last one but 0 */
+	for (self->cpu = self->nr - 1; self->cpu > 0; self->cpu--)
+		if (self->was_on[self->cpu])
+			break;
+	ASSERT_LT(0, self->cpu) TH_LOG("no CPU but 0 is online");
+	self->grace = uet_read_file("/proc/sys/kernel/user_events_retired_grace");
+	ASSERT_NE(NULL, self->grace);
+	self->fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, uet_clear_trace());
+}
+
+FIXTURE_TEARDOWN(hotplug)
+{
+	int i;
+
+	if (self->fd < 0)
+		return;
+	pin(-1);
+	close(self->fd);
+	uet_delete_named("hp_bit");
+	uet_delete_named("hp_bat");
+	for (i = 1; i < self->nr; i++)
+		EXPECT_EQ(0, cpu_set(i, self->was_on[i])) TH_LOG("cpu%d not restored", i);
+	uet_write_file("/proc/sys/kernel/user_events_retired_grace", self->grace, O_TRUNC);
+	free(self->grace);
+	uet_clear_trace();
+}
+
+/* Register @name (u32 v) on @fd, enabled, and write @n records on @cpu */
+static int record_on(int fd, const char *name, int cpu, __u32 first, int n)
+{
+	struct user_status_reg reg;
+	char desc[64];
+	struct { __u32 idx, v; } rec;
+	int i, ret;
+
+	snprintf(desc, sizeof(desc), "%s u32 v", name);
+	ret = uet_register(fd, desc, &reg);
+	if (!ret)
+		ret = uet_enable("", name, 1);
+	if (!ret)
+		ret = pin(cpu) ? -errno : 0;
+	rec.idx = reg.write_index;
+	for (i = 0; !ret && i < n; i++) {
+		rec.v = first + i;
+		if (write(fd, &rec, sizeof(rec)) != sizeof(rec))
+			ret = -errno;
+	}
+	pin(-1);
+	if (!ret)
+		ret = uet_enable("", name, 0);
+	return ret;
+}
+
+/*
+ * Delete @name through a new fd (the test's fd holds it: closed first) and
+ * say where its retired format is: the event is retired, not gone
+ */
+static int retire(int *fd, const char *name, char *dir, size_t size)
+{
+	int id = uet_event_id("user_events", name), ret;
+
+	close(*fd);
+	*fd = open(UE_DATA, O_RDWR);
+	if (*fd < 0 || id < 0)
+		return -EIO;
+	ret = uet_delete(*fd, name);
+	uet_retired_dir("", "user_events", name, id, dir, size);
+	if (!ret && access(dir, F_OK))
+		ret = -ENOENT;
+	return ret;
+}
+
+/* Is the retired event of @dir gone, once the kernel was asked to remove what it can? */
+static bool retired_gone(const char *dir)
+{
+	return !uet_reclaim_retired() && access(dir, F_OK) && errno == ENOENT;
+}
+
+/*
+ * A possible CPU offline at the retirement, its part of the buffer empty:
+ * the event goes once the rest of the buffer is cleared, as with every
+ * CPU online (a CPU offline had no clock to read, and once kept the event
+ * for good). Then the CPU comes online, records there, and the same holds
+ * for the next event.
+ */
+TEST_F(hotplug, retired_with_a_cpu_offline)
+{
+	char dir[256];
+
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, record_on(self->fd, "hp_off", 0, 1, 3));
+	ASSERT_EQ(0, retire(&self->fd, "hp_off", dir, sizeof(dir)));
+	EXPECT_EQ(3, uet_trace_count("hp_off: v="));
+	/* the buffer holds them: the event stays, decoded */
+	EXPECT_FALSE(retired_gone(dir));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_TRUE(retired_gone(dir));
+
+	/* online again: records there, on CPU 0, retired, cleared: gone */
+	ASSERT_EQ(0, cpu_set(self->cpu, 1));
+	ASSERT_EQ(0, record_on(self->fd, "hp_back", self->cpu, 1, 2));
+	ASSERT_EQ(0, record_on(self->fd, "hp_back", 0, 3, 1));
+	ASSERT_EQ(0, retire(&self->fd, "hp_back", dir, sizeof(dir)));
+	EXPECT_EQ(3, uet_trace_count("hp_back: v="));
+	EXPECT_FALSE(retired_gone(dir));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_TRUE(retired_gone(dir));
+}
+
+/*
+ * The same through the worker and the grace, as a user sees it: with the
+ * grace at 0, a retired event whose buffer was cleared goes within seconds
+ * while a possible CPU is offline.
+ */
+TEST_F(hotplug, retired_goes_by_itself)
+{
+	char dir[256];
+
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, record_on(self->fd, "hp_self", 0, 1, 3));
+	ASSERT_EQ(0, retire(&self->fd, "hp_self", dir, sizeof(dir)));
+	ASSERT_EQ(0, uet_write_file("/proc/sys/kernel/user_events_retired_grace",
+				    "0", O_TRUNC));
+	ASSERT_EQ(0, uet_clear_trace());
+	/* the worker checks every second */
+	EXPECT_TRUE(uet_wait_absent(dir, 20));
+}
+
+/*
+ * Records on a CPU that goes offline before the deletion: offline at the
+ * retirement, its part of the buffer holds them, and a clear of the buffer
+ * leaves them (the core clears online CPUs only; trace no longer shows
+ * them, but trace_pipe gives them): the event stays. They are read from
+ * that CPU's trace_pipe, decoded with the retired event's fields; then it
+ * goes.
+ */
+TEST_F(hotplug, retired_records_on_an_offline_cpu)
+{
+	char dir[256];
+
+	ASSERT_EQ(0, record_on(self->fd, "hp_gone", self->cpu, 1, 2));
+	ASSERT_EQ(2, cpu_entries(self->cpu));
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, retire(&self->fd, "hp_gone", dir, sizeof(dir)));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(2, cpu_entries(self->cpu));
+	EXPECT_FALSE(retired_gone(dir));
+	EXPECT_EQ(2, drain_cpu(self->cpu, "hp_gone: v="));
+	EXPECT_EQ(0, cpu_entries(self->cpu));
+	EXPECT_TRUE(retired_gone(dir));
+}
+
+/*
+ * Records on a CPU that goes offline after the retirement, and comes back:
+ * the event stays while that CPU's part of the buffer holds them (a clear
+ * leaves an offline CPU's), and goes once a clear with it online empties it.
+ */
+TEST_F(hotplug, retired_then_cpu_offline_and_back)
+{
+	char dir[256];
+
+	ASSERT_EQ(0, record_on(self->fd, "hp_late", self->cpu, 1, 2));
+	ASSERT_EQ(0, retire(&self->fd, "hp_late", dir, sizeof(dir)));
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(2, cpu_entries(self->cpu));
+	EXPECT_FALSE(retired_gone(dir));
+	ASSERT_EQ(0, cpu_set(self->cpu, 1));
+	EXPECT_FALSE(retired_gone(dir));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_TRUE(retired_gone(dir));
+}
+
+/*
+ * A possible CPU that was never online (make check's VM with
+ * --offline-cpus): retirements go while it is offline, it comes online
+ * and records, and goes offline with the record unread, for the first
+ * time: that event stays until the record is read.
+ */
+TEST_F(hotplug, never_online_cpu)
+{
+	char dir[256];
+
+	if (self->never < 0)
+		SKIP(return, "every possible CPU is online: no CPU was never online");
+	ASSERT_EQ(0, record_on(self->fd, "hp_nv0", 0, 1, 1));
+	ASSERT_EQ(0, retire(&self->fd, "hp_nv0", dir, sizeof(dir)));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_TRUE(retired_gone(dir));
+
+	ASSERT_EQ(0, cpu_set(self->never, 1));
+	ASSERT_EQ(0, record_on(self->fd, "hp_nv1", self->never, 7, 1));
+	EXPECT_EQ(1, cpu_entries(self->never));
+	ASSERT_EQ(0, cpu_set(self->never, 0));
+	ASSERT_EQ(0, retire(&self->fd, "hp_nv1", dir, sizeof(dir)));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(1, cpu_entries(self->never));
+	EXPECT_FALSE(retired_gone(dir));
+	EXPECT_EQ(1, drain_cpu(self->never, "hp_nv1: v=7"));
+	EXPECT_TRUE(retired_gone(dir));
+}
+
+/*
+ * The enable bit follows consumers while a CPU is offline and after it
+ * comes back, and records written on that CPU before and after reach the
+ * buffer.
+ */
+TEST_F(hotplug, enable_bit_across_hotplug)
+{
+	struct { __u32 idx, v; } rec;
+	__u32 word = 0;
+	__u32 idx = 0;
+	int i;
+
+	ASSERT_EQ(0, uet_register_bits(self->fd, "hp_bit u32 v", &word, 4, 0, 0, &idx));
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, uet_enable("", "hp_bit", 1));
+	EXPECT_EQ(1u, word);
+	ASSERT_EQ(0, cpu_set(self->cpu, 1));
+	ASSERT_EQ(0, pin(self->cpu));
+	rec.idx = idx;
+	for (i = 0; i < 3; i++) {
+		rec.v = 10 + i;
+		EXPECT_EQ(sizeof(rec), write(self->fd, &rec, sizeof(rec)));
+	}
+	pin(-1);
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, uet_enable("", "hp_bit", 0));
+	EXPECT_EQ(0u, word);
+	EXPECT_EQ(3, uet_trace_count("hp_bit: v=1"));
+	rec.v = 99;
+	EXPECT_EQ(-1, write(self->fd, &rec, sizeof(rec)));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(0, uet_unregister_bits(self->fd, &word, 0));
+}
+
+UE_HARNESS_MAIN
