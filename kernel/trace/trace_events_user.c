@@ -16,6 +16,7 @@
 
 #define pr_fmt(fmt) "user_events: " fmt
 
+#include <linux/anon_inodes.h>
 #include <linux/cleanup.h>
 #include <linux/compat.h>
 #include <linux/ctype.h>
@@ -1711,6 +1712,19 @@ static __always_inline unsigned long user_event_slot_of_fd(struct file *file,
 }
 
 /*
+ * Is a load of @size bytes at the user address @p unaligned where the
+ * architecture wants it aligned? Then the caller copies the bytes instead
+ * (__copy_from_user_inatomic(): a run of a batch has page faults off).
+ * Compiled away where unaligned loads are cheap (x86, arm64, ...).
+ */
+static __always_inline bool user_load_unaligned(const void __user *p,
+						size_t size)
+{
+	return !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
+	       !IS_ALIGNED((unsigned long)p, size);
+}
+
+/*
  * The index at @p, a user address that passed access_ok() when the write
  * or its iterator was made (vfs_write(), import_ubuf(), import_iovec()):
  * the index as an unsigned value, or -EFAULT.
@@ -1719,6 +1733,9 @@ static __always_inline s64 user_event_index_from_user(const int __user *p)
 {
 	int idx;
 
+	if (user_load_unaligned(p, sizeof(idx)))
+		return __copy_from_user_inatomic(&idx, p, sizeof(idx)) ?
+		       -EFAULT : (u32)idx;
 	if (can_do_masked_user_access())
 		p = masked_user_access_begin(p);
 	else if (!user_read_access_begin(p, sizeof(*p)))
@@ -1805,16 +1822,20 @@ static __always_inline int user_event_write_check(struct file *file, int idx,
 /* Batches ---------------------------------------------------------------- */
 
 /*
- * A batch (USER_EVENTS_BATCH_INDEX) is records back to back, each a u32 of
- * its size and the bytes of a single write of that size: the write index
- * and the payload. Each record is checked and recorded as that write alone
- * would be, by the same code, with one difference: a record of an event
- * nobody listens to is skipped whatever the ABI of its index (a batch is
- * filled before it is written; the event may have lost its consumers in
- * between). The first record that fails ends the batch: the records
- * before it are recorded and their bytes returned, as a short write; the
- * first record's errno is the call's. Every size is the writer's, checked
- * against the bytes the call was given before anything is read past it.
+ * A batch is what a write() or writev() of a batch fd (DIAG_IOCSBATCH)
+ * carries, all of it: records back to back, each a u32 of its size and
+ * the bytes of a single write of that size, the write index (of the fd the
+ * batch fd was made from) and the payload. No value multiplexes the data
+ * path: the fd says what its writes are, so the rest of a short write,
+ * written again as it is, is records too. Each record is checked and
+ * recorded as that write alone would be, by the same code, with one
+ * difference: a record of an event nobody listens to is skipped, once
+ * checked, whatever the ABI of its index (a batch is filled before it is
+ * written; the event may have lost its consumers in between). The first
+ * record that fails ends the batch: the records before it are recorded
+ * and their bytes returned, as a short write; the first record's errno is
+ * the call's. Every size is the writer's, checked against the bytes the
+ * call was given before anything is read past it.
  */
 #define USER_BATCH_HEAD_SIZE	sizeof(struct user_batch_rec)
 /* A record's head and write index, read before the rest */
@@ -1828,13 +1849,17 @@ union user_batch_head {
 
 /*
  * The head of the record at @p, the first 8 of at least as many bytes of a
- * buffer that passed access_ok(), read as one u64 in *@head: 0 or -EFAULT
+ * buffer that passed access_ok(), read as one u64 in *@head: 0 or -EFAULT.
+ * Records lie at any address: see user_load_unaligned().
  */
 static __always_inline int user_batch_read_head(const char __user *p,
 						u64 *head)
 {
 	const u64 __user *h = (const u64 __user *)p;
 
+	if (user_load_unaligned(h, sizeof(*head)))
+		return __copy_from_user_inatomic(head, h, sizeof(*head)) ?
+		       -EFAULT : 0;
 	if (can_do_masked_user_access())
 		h = masked_user_access_begin(h);
 	else if (!user_read_access_begin(h, sizeof(*h)))
@@ -1868,36 +1893,38 @@ static __always_inline bool user_batch_size_valid(u32 size, size_t rem)
 }
 
 /*
- * A batch of @count bytes at @buf (marker first) that holds one record, of
- * @head (read with the marker, see user_write_index_from_user()): that
- * record's write, as user_data_write() makes it, with the batch's rule for
- * an event nobody listens to (skipped, as for an index of the status
- * page). The bytes taken or an errno; 0 when the batch has more records,
- * less than one or too many bytes (user_data_write_batch_ubuf() takes it,
- * and fails it as it should).
+ * A batch of @count bytes at @buf, of @data's events, when it is one
+ * record: that record's write, as user_data_write() makes it, with the
+ * batch's rule for an event nobody listens to (skipped, as for an index of
+ * the status page). The bytes taken or an errno; 0 when the batch is not
+ * one whole record, or its head cannot be read here (a fault:
+ * user_data_write_batch_ubuf() takes it, and fails it as it should).
  */
-static __always_inline ssize_t user_batch_write_one(struct file *file,
+static __always_inline ssize_t user_batch_write_one(struct file *data,
 						    const char __user *buf,
-						    size_t count,
-						    union user_batch_head head)
+						    size_t count)
 {
-	const char __user *rec = buf + USER_EVENT_INDEX_SIZE +
-				 USER_BATCH_HEAD_SIZE;
-	size_t len = count - USER_EVENT_INDEX_SIZE - USER_BATCH_MIN_REC;
+	size_t len = count - USER_BATCH_MIN_REC;
 	/* set whole by iov_iter_ubuf() */
 	struct iov_iter i __uninitialized;
 	struct user_event *ue;
+	u32 size, idx;
+	u64 head;
 	int ret;
 
-	/* a head not read is 0: no record's size */
-	if (head.word[0] != count - USER_EVENT_INDEX_SIZE - USER_BATCH_HEAD_SIZE)
+	/* less than a head wraps */
+	if (len > USER_EVENTS_BATCH_MAX - USER_BATCH_MIN_REC ||
+	    user_batch_read_head(buf, &head))
 		return 0;
-	ret = user_event_write_check(file, (int)head.word[1], len, &ue);
+	user_batch_split_head(head, &size, &idx);
+	if (size != count - USER_BATCH_HEAD_SIZE)
+		return 0;
+	ret = user_event_write_check(data, (int)idx, len, &ue);
 	if (unlikely(ret < 0))
 		return ret;
-	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)rec,
-		      USER_EVENT_INDEX_SIZE + len);
-	ret = user_event_emit(ue, &i, rec + USER_EVENT_INDEX_SIZE, len, false);
+	iov_iter_ubuf(&i, ITER_SOURCE, (void __user *)buf + USER_BATCH_HEAD_SIZE,
+		      size);
+	ret = user_event_emit(ue, &i, buf + USER_BATCH_MIN_REC, len, false);
 	return ret < 0 ? ret : count;
 }
 
@@ -2127,17 +2154,16 @@ static __always_inline int user_batch_run(struct user_event_fd *ufd,
 }
 
 /*
- * A batch of @count bytes at @buf, a buffer that passed access_ok(), its
- * marker first: the bytes taken, or the first record's errno. A missing
+ * A batch of @count bytes at @buf, a buffer that passed access_ok(), of
+ * @data's events: the bytes taken, or the first record's errno. A missing
  * page is faulted in out of the runs' sections: a payload's as a lone
  * write's (user_event_emit_retry()), a head's before the run is tried
  * again from it.
  */
-static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
+static noinline ssize_t user_data_write_batch_ubuf(struct file *data,
 						   const char __user *buf,
 						   size_t count)
 {
-	const char __user *first = buf + USER_EVENT_INDEX_SIZE;
 	struct user_batch b __uninitialized;
 	/* set whole by iov_iter_ubuf() */
 	struct iov_iter i __uninitialized;
@@ -2147,11 +2173,11 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 	if (count > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
 
-	b.p = first;
+	b.p = buf;
 	b.end = buf + count;
 	while (b.p != b.end) {
 		at = b.p;
-		ret = user_batch_run(file->private_data, &b);
+		ret = user_batch_run(data->private_data, &b);
 		if (b.p != at)
 			tries = 0;
 		if (likely(!ret)) {
@@ -2179,7 +2205,7 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
 	}
 
 	/* b.p is at the failed record's head */
-	if (ret && b.p == first)
+	if (ret && b.p == buf)
 		return ret;
 	return b.p - buf;
 }
@@ -2189,7 +2215,7 @@ static noinline ssize_t user_data_write_batch_ubuf(struct file *file,
  * segments, io_uring): as user_data_write_batch_ubuf(), each record in an
  * iterator of its own, that of a single write of it
  */
-static noinline ssize_t user_data_write_batch_iter(struct file *file,
+static noinline ssize_t user_data_write_batch_iter(struct file *data,
 						   struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
@@ -2202,12 +2228,11 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 	int ret = 0;
 
 	if (iter_is_ubuf(from))
-		return user_data_write_batch_ubuf(file, from->ubuf +
+		return user_data_write_batch_ubuf(data, from->ubuf +
 						  from->iov_offset, total);
 
 	if (total > USER_EVENTS_BATCH_MAX)
 		return -EMSGSIZE;
-	iov_iter_advance(from, USER_EVENT_INDEX_SIZE);
 	while ((rem = iov_iter_count(from))) {
 		if (rem < USER_BATCH_MIN_REC) {
 			ret = -EINVAL;
@@ -2236,7 +2261,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 			break;
 		}
 
-		ret = user_event_write_check(file, (int)idx,
+		ret = user_event_write_check(data, (int)idx,
 					     size - USER_EVENT_INDEX_SIZE, &ue);
 		if (ret < 0)
 			break;
@@ -2249,7 +2274,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *file,
 		cond_resched();
 	}
 
-	if (ret && rem == total - USER_EVENT_INDEX_SIZE)
+	if (ret && rem == total)
 		return ret;
 	return total - rem;
 }
@@ -2270,49 +2295,10 @@ static ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	if (unlikely(idx < 0))
 		return idx;
 	ret = user_event_write_check(kiocb->ki_filp, (int)idx, len, &ue);
-	if (unlikely(ret < 0)) {
-		/* not an index of this fd: a batch's marker, or an error */
-		if (idx == USER_EVENTS_BATCH_INDEX)
-			return user_data_write_batch_iter(kiocb->ki_filp, i);
+	if (unlikely(ret < 0))
 		return ret;
-	}
 	ret = user_event_emit(ue, i, src, len, ret);
 	return ret < 0 ? ret : len + USER_EVENT_INDEX_SIZE;
-}
-
-/*
- * The index of a write() of @count bytes at @buf, a buffer that passed
- * access_ok() in vfs_write(), as user_event_index_from_user() reads it.
- * When it is a batch's marker and the batch is the size of one record
- * (more than its head, no more than USER_EVENTS_BATCH_MAX), that record's
- * head in @head, read in the same user access; for another batch, 0 in
- * @head; else @head is left as it is.
- */
-static __always_inline s64
-user_write_index_from_user(const char __user *buf, size_t count,
-			   union user_batch_head *head)
-{
-	const u32 __user *p = (const u32 __user *)buf;
-	u32 idx;
-
-	if (can_do_masked_user_access())
-		p = masked_user_access_begin(p);
-	else if (!user_read_access_begin(p, count))
-		return -EFAULT;
-	unsafe_get_user(idx, p, efault);
-	if (unlikely(idx == USER_EVENTS_BATCH_INDEX)) {
-		head->both = 0;
-		if (count - (USER_EVENT_INDEX_SIZE + USER_BATCH_MIN_REC) <=
-		    USER_EVENTS_BATCH_MAX -
-		    (USER_EVENT_INDEX_SIZE + USER_BATCH_MIN_REC))
-			unsafe_get_user(head->both, (const u64 __user *)(p + 1),
-					efault);
-	}
-	user_read_access_end();
-	return idx;
-efault:
-	user_read_access_end();
-	return -EFAULT;
 }
 
 /* write(): one user buffer, without the kiocb and iov_iter set-up of writev() */
@@ -2320,8 +2306,6 @@ static ssize_t user_data_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
 	size_t len = count - USER_EVENT_INDEX_SIZE;
-	/* set for a batch by user_write_index_from_user() */
-	union user_batch_head head __uninitialized;
 	/* set whole by iov_iter_ubuf() */
 	struct iov_iter i __uninitialized;
 	struct user_event *ue;
@@ -2331,19 +2315,9 @@ static ssize_t user_data_write(struct file *file, const char __user *buf,
 	if (count < USER_EVENT_INDEX_SIZE)
 		return -EINVAL;
 	/* vfs_write() checked access_ok() of the buffer */
-	idx = user_write_index_from_user(buf, count, &head);
+	idx = user_event_index_from_user((const int __user *)buf);
 	if (unlikely(idx < 0))
 		return idx;
-	/*
-	 * A batch's marker is never an index (an fd has two per event at
-	 * most): tested first, it spares a batch the failed lookup. A batch
-	 * of one record is written here, as the write it holds.
-	 */
-	if (unlikely(idx == USER_EVENTS_BATCH_INDEX)) {
-		ssize_t one = user_batch_write_one(file, buf, count, head);
-
-		return one ?: user_data_write_batch_ubuf(file, buf, count);
-	}
 	ret = user_event_write_check(file, (int)idx, len, &ue);
 	if (unlikely(ret < 0))
 		return ret;
@@ -2351,6 +2325,42 @@ static ssize_t user_data_write(struct file *file, const char __user *buf,
 	ret = user_event_emit(ue, &i, buf + USER_EVENT_INDEX_SIZE, len, ret);
 	return ret < 0 ? ret : count;
 }
+
+/*
+ * A batch fd (DIAG_IOCSBATCH) holds the user_events_data file it was made
+ * from, whose events and write indexes its records name
+ */
+static ssize_t user_batch_write(struct file *file, const char __user *buf,
+				size_t count, loff_t *ppos)
+{
+	struct file *data = file->private_data;
+	ssize_t one;
+
+	if (!count)
+		return 0;
+	/* vfs_write() checked access_ok() of the buffer */
+	one = user_batch_write_one(data, buf, count);
+	return one ?: user_data_write_batch_ubuf(data, buf, count);
+}
+
+static ssize_t user_batch_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+{
+	if (!iov_iter_count(i))
+		return 0;
+	return user_data_write_batch_iter(kiocb->ki_filp->private_data, i);
+}
+
+static int user_batch_release(struct inode *inode, struct file *file)
+{
+	fput(file->private_data);
+	return 0;
+}
+
+static const struct file_operations user_batch_fops = {
+	.release	= user_batch_release,
+	.write		= user_batch_write,
+	.write_iter	= user_batch_write_iter,
+};
 
 /* Consumers and the status byte ------------------------------------------ */
 
@@ -4660,10 +4670,31 @@ static long user_data_ioctl_del(struct file *file, const char __user *uname)
 	return user_event_delete(ue);
 }
 
+/*
+ * DIAG_IOCSBATCH: a new fd, write-only and close-on-exec, every write of
+ * which is a batch of records of @file's events; @flags must be 0
+ */
+static long user_data_ioctl_batch(struct file *file, unsigned long flags)
+{
+	int fd;
+
+	if (flags)
+		return -EINVAL;
+	/* the batch fd's own reference: its records name @file's indexes */
+	get_file(file);
+	fd = anon_inode_getfd("[user_events_batch]", &user_batch_fops, file,
+			      O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fput(file);
+	return fd;
+}
+
 static long user_data_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long uarg)
 {
 	switch (cmd) {
+	case DIAG_IOCSBATCH:
+		return user_data_ioctl_batch(file, uarg);
 	case DIAG_IOCSREG:
 		return user_data_ioctl_reg(file, (void __user *)uarg);
 	case DIAG_IOCSDEL:
@@ -4700,6 +4731,9 @@ static long user_data_compat_ioctl(struct file *file, unsigned int cmd,
 	case DIAG_IOCSUNREG32:
 		cmd = DIAG_IOCSUNREG;
 		break;
+	case DIAG_IOCSBATCH:
+		/* a value, not an address: the same number in both */
+		return user_data_ioctl(file, cmd, uarg);
 	default:
 		return -ENOTTY;
 	}

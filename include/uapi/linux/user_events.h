@@ -12,8 +12,8 @@
  *   (24 bytes) and tests the byte at status_index before each event.
  *
  * Either way it writes [write_index][payload] with write() or writev() to
- * the fd it registered on, or many such records in one call (a batch,
- * USER_EVENTS_BATCH_INDEX). See Documentation/trace/user_events.rst.
+ * the fd it registered on, or many such records in one call to a batch fd
+ * (DIAG_IOCSBATCH). See Documentation/trace/user_events.rst.
  *
  * Every name and layout of the header of Linux 6.4 and later is here as
  * there. A program written against the status-page header, where the
@@ -45,15 +45,13 @@
 #define DYN_LOC(offset, size) ((size) << 16 | (offset))
 
 /*
- * A batch: one write() or writev() of many records. Its first 4 bytes,
- * where a single write has its write index, are USER_EVENTS_BATCH_INDEX,
- * a value no write index takes (a negative int, refused with EINVAL by a
- * kernel without batches). Records follow, back to back, each a __u32
- * count of the bytes of a single write and those bytes, as a write of
- * the event alone would carry them: the write index (of either ABI, of
- * any event of this fd) and the payload:
+ * A batch: one write() or writev() of many records, to a batch fd, which
+ * ioctl(data_fd, DIAG_IOCSBATCH, 0) returns. Every write of a batch fd is
+ * records of the events of data_fd, back to back, and nothing else; each
+ * record is a __u32 count of the bytes of a single write and those bytes,
+ * as a write of the event alone to data_fd would carry them: the write
+ * index (of either ABI, of any event of data_fd) and the payload:
  *
- *   [USER_EVENTS_BATCH_INDEX]
  *   [struct user_batch_rec][write_index][payload]   (size = 4 + payload)
  *   [struct user_batch_rec][write_index][payload]   ...
  *
@@ -61,16 +59,15 @@
  * alignment asked of it: 32-bit and 64-bit processes write the same bytes.
  * Each record is checked and recorded as a write of it alone would be,
  * with its own time stamp, in order; one of an event that nobody listens
- * to is skipped (for the enable-bit ABI too, where a write alone fails
- * with EBADF). The first record that fails ends the batch: the call
- * returns the bytes taken up to it (4 and the records before it, all
- * recorded), as a short write does, or its errno when it is the first.
- * A batch of more than USER_EVENTS_BATCH_MAX bytes fails with EMSGSIZE
- * before anything is read. See Documentation/trace/user_events.rst.
+ * to is checked, then skipped (for the enable-bit ABI too, where a write
+ * alone fails with EBADF). The first record that fails ends the batch: the
+ * call returns the bytes of the records before it (all recorded), as a
+ * short write does, or its errno when it is the first. What a short write
+ * left, written again as it is, starts at that record, as a write-all loop
+ * resumes. A batch of more than USER_EVENTS_BATCH_MAX bytes fails with
+ * EMSGSIZE before anything is read. See Documentation/trace/user_events.rst.
  */
-#define USER_EVENTS_BATCH_INDEX 0xba7c4e5fU
-
-/* The largest batch, the 4-byte marker included */
+/* The largest batch, in bytes */
 #define USER_EVENTS_BATCH_MAX (1U << 20)
 
 /* Header of each record of a batch */
@@ -211,5 +208,13 @@ struct user_unreg {
 
 /* Stop updating an enable bit (struct user_unreg *) */
 #define DIAG_IOCSUNREG _IOW(DIAG_IOC_MAGIC, 2, struct user_unreg *)
+
+/*
+ * A batch fd for this fd's events (the argument, flags, must be 0): returns
+ * a new fd, write-only and close-on-exec, every write() or writev() of
+ * which is a batch (see struct user_batch_rec). It holds this fd's open
+ * file, and so its events, until it is closed.
+ */
+#define DIAG_IOCSBATCH _IO(DIAG_IOC_MAGIC, 16)
 
 #endif /* _UAPI_LINUX_USER_EVENTS_H */

@@ -822,20 +822,43 @@ ssize_t ue_write_end_general(struct ue_writer *w)
 
 /* Batches ----------------------------------------------------------------- */
 
-/* The kernel has no batches: it refused one whose first record it takes */
-static int ue_no_batch;
+/*
+ * The process's batch fd (DIAG_IOCSBATCH of ue_fd), made at the first
+ * batch written; -1 before, -2 on a kernel without batches. Stored under
+ * ue_lock, read with acquire.
+ */
+static int ue_batch_fd = -1;
+
+/* The batch fd, made if need be; -1 when batches go record by record */
+static int ue_batch_get_fd(void)
+{
+	int fd = __atomic_load_n(&ue_batch_fd, __ATOMIC_ACQUIRE);
+
+	if (fd != -1)
+		return fd < 0 ? -1 : fd;
+	pthread_mutex_lock(&ue_lock);
+	fd = ue_batch_fd;
+	if (fd == -1) {
+		fd = ioctl(ue_fd, DIAG_IOCSBATCH, 0);
+		/* ENOTTY, EINVAL: this kernel has none; anything else: retry later */
+		if (fd < 0 && (errno == ENOTTY || errno == EINVAL))
+			fd = -2;
+		if (fd != -1)
+			__atomic_store_n(&ue_batch_fd, fd, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&ue_lock);
+	return fd < 0 ? -1 : fd;
+}
 
 int ue_batch_init(struct ue_batch *b, void *buf, size_t size)
 {
-	uint32_t mark = USER_EVENTS_BATCH_INDEX;
 	const char *env;
 
 	if (!buf || size < UE_BATCH_MIN)
 		return ue_fail(-EINVAL);
 	b->buf = buf;
 	b->size = size < USER_EVENTS_BATCH_MAX ? size : USER_EVENTS_BATCH_MAX;
-	memcpy(b->buf, &mark, sizeof(mark));
-	b->len = sizeof(mark);
+	b->len = 0;
 	b->nr = 0;
 	b->err = 0;
 	/* one write per record, as on a kernel without batches */
@@ -851,50 +874,55 @@ static void ue_batch_fail(struct ue_batch *b, int err)
 		b->err = err;
 }
 
-/*
- * Write the record at @rec ([size][index][payload]) alone: why the kernel
- * refused it in a batch, or how a kernel without batches takes it. Returns
- * the record's bytes, its size included.
- */
-static size_t ue_batch_write_one(struct ue_batch *b, const unsigned char *rec)
+/* The bytes of the record at @rec ([size][index][payload]), its size included */
+static size_t ue_batch_rec_len(const unsigned char *rec)
 {
 	uint32_t size;
 
 	memcpy(&size, rec, sizeof(size));
-	/* EBADF: an enable-bit index while nothing is attached, not recorded */
-	if (write(ue_fd, rec + sizeof(size), size) < 0 && errno != EBADF)
-		ue_batch_fail(b, -errno);
 	return sizeof(size) + size;
 }
 
-/* Write the records of @b and empty it */
+/*
+ * Write the record at @rec alone, to ue_fd: how a kernel without batches
+ * takes it. Returns the record's bytes, its size included.
+ */
+static size_t ue_batch_write_one(struct ue_batch *b, const unsigned char *rec)
+{
+	size_t len = ue_batch_rec_len(rec);
+
+	/* EBADF: an enable-bit index while nothing is attached, not recorded */
+	if (write(ue_fd, rec + sizeof(uint32_t), len - sizeof(uint32_t)) < 0 &&
+	    errno != EBADF)
+		ue_batch_fail(b, -errno);
+	return len;
+}
+
+/*
+ * Write the records of @b and empty it. A short count stops at the record
+ * the kernel refused; written again, that record is the first, and the
+ * call fails with its errno: it is dropped, and the rest go on.
+ */
 static void ue_batch_write(struct ue_batch *b)
 {
-	uint32_t mark = USER_EVENTS_BATCH_INDEX;
-	size_t off = 0;	/* where the marker of what is left goes */
+	int fd = b->alone ? -1 : ue_batch_get_fd();
+	size_t off = 0;
 	ssize_t n;
-	int err;
 
-	while (b->len - off > sizeof(mark)) {
-		if (b->alone || __atomic_load_n(&ue_no_batch, __ATOMIC_RELAXED)) {
-			off += ue_batch_write_one(b, b->buf + off + sizeof(mark));
+	while (off < b->len) {
+		if (fd < 0) {
+			off += ue_batch_write_one(b, b->buf + off);
 			continue;
 		}
-		/* over the end of the record before, which is written */
-		memcpy(b->buf + off, &mark, sizeof(mark));
-		n = write(ue_fd, b->buf + off, b->len - off);
-		if (n > (ssize_t)sizeof(mark)) {
-			/* a short count stops before the record refused */
-			off += n - sizeof(mark);
+		n = write(fd, b->buf + off, b->len - off);
+		if (n > 0) {
+			off += n;
 			continue;
 		}
-		err = n < 0 ? errno : EIO;
-		off += ue_batch_write_one(b, b->buf + off + sizeof(mark));
-		/* taken alone, refused in a batch: the kernel has none */
-		if (err == EINVAL && !b->err)
-			__atomic_store_n(&ue_no_batch, 1, __ATOMIC_RELAXED);
+		ue_batch_fail(b, n < 0 ? -errno : -EIO);
+		off += ue_batch_rec_len(b->buf + off);
 	}
-	b->len = sizeof(mark);
+	b->len = 0;
 	b->nr = 0;
 }
 
@@ -920,10 +948,10 @@ static unsigned char *ue_batch_room(struct ue_batch *b,
 	uint32_t size = len;
 	unsigned char *p;
 
-	/* the marker, the size and the record */
-	if (len > b->size - sizeof(size) - sizeof(size))
+	/* the size and the record */
+	if (len > b->size - sizeof(size))
 		return NULL;
-	if (len > b->size - b->len - sizeof(size))
+	if (sizeof(size) + len > b->size - b->len)
 		ue_batch_write(b);
 	p = b->buf + b->len;
 	memcpy(p, &size, sizeof(size));

@@ -642,14 +642,16 @@ static inline ssize_t ue_write_end(struct ue_writer *w)
  *	with one system call
  * @buf: the caller's buffer
  * @size: its bytes (at most 1 MiB of them are used: the kernel's limit)
- * @len: bytes in use: the batch's 4-byte marker, then the records
+ * @len: bytes in use: the records
  * @nr: records in the buffer
  * @err: the first error of a record written since the last
  *	ue_batch_flush(), which returns it
  *
  * Many events in one write (see "Writing many events at once" in
  * Documentation/trace/user_events.rst): a system call is much of what an
- * event costs. ue_batch_init() gives the batch its buffer. Each
+ * event costs. The library writes batches to a batch fd of its own
+ * (DIAG_IOCSBATCH), made at the first flush. ue_batch_init() gives the
+ * batch its buffer. Each
  * ue_batch_add*() function lays out one record as the matching write
  * function would write it alone (ue_write_end(), ue_write(),
  * ue_write_record()), registering the event if it is not yet, and copies it
@@ -690,8 +692,8 @@ struct ue_batch {
  */
 int ue_batch_init(struct ue_batch *b, void *buf, size_t size);
 
-/* The smallest batch buffer: the marker and one record of 8 payload bytes */
-#define UE_BATCH_MIN 20
+/* The smallest batch buffer: one record of 8 payload bytes */
+#define UE_BATCH_MIN 16
 
 /**
  * ue_batch_add_writer() - add the event laid out in a ue_writer

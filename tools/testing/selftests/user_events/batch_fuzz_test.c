@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * batch_fuzz_test: a seeded fuzzer of batches (USER_EVENTS_BATCH_INDEX).
+ * batch_fuzz_test: a seeded fuzzer of batches, the writes of a batch fd
+ * (DIAG_IOCSBATCH).
  *
  * Each iteration enables a random subset of four events (three of the
  * status page, one of the enable-bit ABI; fixed fields, a __data_loc string,
- * a __rel_loc array), builds a batch of random records of them, breaks some
- * (a size past the end or below 4, a head cut short, an unknown, negative or
- * marker index, too few payload bytes, a loc pointing out of the record or a
- * string without its NUL, a payload past what ftrace or any write takes, a
- * page of the batch made unreadable) and writes it with write() or with
- * writev() cut at random places. A model of the documented rules predicts
- * the outcome: the bytes taken up to the first record that fails (its errno
- * when it is the first), and which records trace then holds, in order, each
- * once, each with its sequence number and values. Nobody listening, a
- * record is skipped whatever its payload holds (but its size and index).
+ * a __rel_loc array), builds a batch of random records of them at a random
+ * offset of its buffer (0 to 7: records at any alignment), breaks some (a
+ * size past the end or below 4, a head cut short, an unknown or negative
+ * index, the old ABI's marker as an index, too few payload bytes, a loc
+ * pointing out of the record or a string without its NUL, a payload past
+ * what ftrace or any write takes, a page of the batch made unreadable) and
+ * writes it with write() or with writev() cut at random places. A model of
+ * the documented rules predicts the outcome: the bytes taken up to the
+ * first record that fails (its errno when it is the first), and which
+ * records trace then holds, in order, each once, each with its sequence
+ * number and values. Nobody listening, a record is skipped whatever its
+ * payload holds but its size, its index and the length of its fixed fields,
+ * which are checked.
+ *
+ * Now and then, after a short write, the fuzzer does what a write-all loop
+ * does: it writes the rest again as it is (with write() or writev() cut at
+ * random places, chosen anew). The model says that write starts at the
+ * record that failed, and fails with its errno; the records in trace are
+ * still exactly those before it, each once (the old ABI's rest, written
+ * again, was a single write whose index was the failed record's size).
  *
  *   batch_fuzz_test [--seed S] [--iterations N] [--minutes M] [--verbose]
  *
@@ -33,6 +44,7 @@
 
 #include "../kselftest.h"
 #include "ue_helpers.h"
+#include "ue_hotplug.h"
 
 #define NR_EV 4
 #define MAX_RECS 48
@@ -54,11 +66,16 @@ static struct fz_event evs[NR_EV] = {
 	{ "bf_bits", "bf_bits u32 seq; u64 v", 0, -1, 12, 0 },
 };
 
+/* The old ABI's batch marker: now a negative index like any other */
+#define OLD_MARKER 0xba7c4e5fU
+
 static __u32 bits_word;
-static int data_fd;
+static int data_fd, batch_fd;
 static long ftrace_max;
 static unsigned long long rng;
 static int verbose;
+/* short writes the model foresaw, and how many of them were resumed */
+static long nr_short, nr_again;
 
 static __u32 rnd(void)
 {
@@ -127,11 +144,9 @@ static size_t build_rec(struct fz_rec *r, size_t off, int last)
 		break;
 	case K_NEG_INDEX:
 		idx = 0x80000000u | rnd();
-		if (idx == USER_EVENTS_BATCH_INDEX)
-			idx++;
 		break;
 	case K_MARKER:
-		idx = USER_EVENTS_BATCH_INDEX;
+		idx = OLD_MARKER;
 		break;
 	default:
 		break;
@@ -253,6 +268,10 @@ static int setup(void)
 		evs[i].widx = reg.write_index;
 		evs[i].status_index = reg.status_index;
 	}
+	/* every batch of the run goes to it */
+	batch_fd = ioctl(data_fd, DIAG_IOCSBATCH, 0);
+	if (batch_fd < 0)
+		return -1;
 	ftrace_max = uet_ftrace_max_payload("");
 	buf_size = BUF_PAGES * getpagesize();
 	buf = mmap(NULL, buf_size, PROT_READ | PROT_WRITE,
@@ -267,6 +286,8 @@ static void teardown(void)
 	for (i = 0; i < NR_EV; i++)
 		uet_enable("", evs[i].name, 0);
 	uet_unregister_bits(data_fd, &bits_word, 0);
+	/* it holds data_fd's events */
+	close(batch_fd);
 	close(data_fd);
 	uet_clear_trace();
 	data_fd = open(UE_DATA, O_RDWR);
@@ -275,16 +296,45 @@ static void teardown(void)
 	close(data_fd);
 }
 
+/*
+ * The bytes [@from, @to) of buf to the batch fd, with write() or with
+ * writev() cut at random places: its return, or -errno; the segments in
+ * *@nr_iov (0: write())
+ */
+static ssize_t write_batch(size_t from, size_t to, int *nr_iov)
+{
+	static struct iovec iov[64];
+	size_t at = from, len;
+	ssize_t ret;
+	int n;
+
+	if (below(3) == 0) {
+		for (n = 0; at < to && n < 63; n++) {
+			len = 1 + below(below(2) ? 16 : 3000);
+			if (at + len > to || n == 62)
+				len = to - at;
+			iov[n].iov_base = buf + at;
+			iov[n].iov_len = len;
+			at += len;
+		}
+		ret = writev(batch_fd, iov, n);
+	} else {
+		n = 0;
+		ret = write(batch_fd, buf + from, to - from);
+	}
+	*nr_iov = n;
+	return ret < 0 ? -errno : ret;
+}
+
 /* One iteration; 0 when the kernel did as the model says */
 static int iteration(unsigned long long seed, long it)
 {
 	static __u32 seqs[MAX_RECS + 8];
 	long page = getpagesize();
-	struct iovec iov[64];
-	size_t off, total, want_ret = 0, bad_page = 0;
-	int i, n, nr_iov, want_err = 0, nwant, ngot, fail = 0, bad_at = -1;
+	size_t off, base, total, want_ret = 0, bad_page = 0;
+	int i, nr_iov, nr_iov2 = -1, want_err = 0, nwant, ngot, fail = 0, bad_at = -1;
 	__u32 want_seq[MAX_RECS];
-	ssize_t ret;
+	ssize_t ret, ret2 = 0;
 
 	rng = seed ^ (0x9e3779b97f4a7c15ULL * (it + 1));
 	if (!rng)
@@ -297,8 +347,9 @@ static int iteration(unsigned long long seed, long it)
 	if (uet_clear_trace())
 		return 1;
 	mprotect(buf, buf_size, PROT_READ | PROT_WRITE);
-	put32(0, USER_EVENTS_BATCH_INDEX);
-	off = 4;
+	/* the batch from buf + base: its heads and fields at any alignment */
+	base = below(8);
+	off = base;
 	nr_recs = 1 + below(MAX_RECS);
 	for (i = 0; i < nr_recs; i++) {
 		struct fz_rec *r = &recs[i];
@@ -360,44 +411,50 @@ static int iteration(unsigned long long seed, long it)
 		if (r->ev >= 0 && evs[r->ev].enabled)
 			want_seq[nwant++] = r->seq;
 	}
-	want_ret = bad_at < 0 ? total : recs[bad_at].start;
+	want_ret = (bad_at < 0 ? total : recs[bad_at].start) - base;
 	if (bad_page)
 		mprotect(buf + bad_page, page, PROT_NONE);
 
-	if (below(3) == 0) {
-		/* writev() cut at random places */
-		size_t at = 0, len;
-
-		for (nr_iov = 0; at < total && nr_iov < 63; nr_iov++) {
-			len = 1 + below(below(2) ? 16 : 3000);
-			if (at + len > total || nr_iov == 62)
-				len = total - at;
-			iov[nr_iov].iov_base = buf + at;
-			iov[nr_iov].iov_len = len;
-			at += len;
+	ret = write_batch(base, total, &nr_iov);
+	/*
+	 * A short write, and now and then a write-all loop's next write: the
+	 * rest as it is, which starts at the record that failed
+	 */
+	if (bad_at > 0 && ret == (ssize_t)want_ret) {
+		nr_short++;
+		if (below(2) == 0) {
+			nr_again++;
+			ret2 = write_batch(recs[bad_at].start, total, &nr_iov2);
 		}
-		ret = writev(data_fd, iov, nr_iov);
-	} else {
-		nr_iov = 0;
-		ret = write(data_fd, buf, total);
 	}
-	n = ret < 0 ? -errno : 0;
 	if (bad_page)
 		mprotect(buf + bad_page, page, PROT_READ | PROT_WRITE);
 
 	if (bad_at == 0) {
-		if (ret != -1 || n != want_err) {
-			ksft_print_msg("it %ld: wrote %zd (%s), expected %s of record 0, kind %d\n",
-				       it, ret, strerror(-n), strerror(-want_err),
-				       recs[0].kind);
+		if (ret != want_err) {
+			ksft_print_msg("it %ld: wrote %s, expected %s of record 0, kind %d\n",
+				       it, ret < 0 ? strerror(-ret) : "some bytes",
+				       strerror(-want_err), recs[0].kind);
+			if (ret >= 0)
+				ksft_print_msg("it %ld: wrote %zd of %zu\n", it, ret,
+					       total - base);
 			fail = 1;
 		}
 	} else if (ret != (ssize_t)want_ret) {
 		ksft_print_msg("it %ld: wrote %zd (%s), expected %zu of %zu\n",
-			       it, ret, ret < 0 ? strerror(-n) : "-", want_ret, total);
+			       it, ret, ret < 0 ? strerror(-ret) : "-", want_ret,
+			       total - base);
 		ksft_print_msg("it %ld: record %d of %d first to fail: kind %d, %s\n",
 			       it, bad_at, nr_recs, bad_at >= 0 ? recs[bad_at].kind : -1,
 			       bad_at >= 0 ? strerror(-want_err) : "none");
+		fail = 1;
+	}
+	if (nr_iov2 >= 0 && ret2 != want_err) {
+		ksft_print_msg("it %ld: the rest written again (%zu bytes, %s) gave %zd (%s), expected %s of record %d, kind %d\n",
+			       it, total - recs[bad_at].start,
+			       nr_iov2 ? "writev" : "write", ret2,
+			       ret2 < 0 ? strerror(-ret2) : "-", strerror(-want_err),
+			       bad_at, recs[bad_at].kind);
 		fail = 1;
 	}
 	ngot = trace_seqs(seqs, ARRAY_SIZE(seqs));
@@ -415,9 +472,10 @@ static int iteration(unsigned long long seed, long it)
 			}
 	}
 	if (verbose || fail)
-		ksft_print_msg("it %ld: %d records, %zu bytes, %s, bad page %zu: %d recorded\n",
-			       it, nr_recs, total, nr_iov ? "writev" : "write", bad_page,
-			       ngot);
+		ksft_print_msg("it %ld: %d records, %zu bytes at offset %zu, %s, bad page %zu%s: %d recorded\n",
+			       it, nr_recs, total - base, base, nr_iov ? "writev" : "write",
+			       bad_page, nr_iov2 < 0 ? "" : nr_iov2 ? ", rest again with writev" :
+			       ", rest again with write", ngot);
 	return fail;
 }
 
@@ -451,6 +509,7 @@ int main(int argc, char **argv)
 	if (setup())
 		ksft_exit_fail_msg("setup: %s\n", strerror(errno));
 	ksft_print_msg("seed %llu\n", seed);
+	ue_hotplug_start(seed);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (it = start; ; it++) {
 		if (minutes > 0) {
@@ -468,8 +527,11 @@ int main(int argc, char **argv)
 				break;
 		}
 	}
+	failures += ue_hotplug_stop();
 	teardown();
 	ksft_print_msg("seed %llu: %ld iterations, %ld failed\n", seed, it - start, failures);
+	ksft_print_msg("%ld short writes, %ld of them resumed as a write-all loop does\n",
+		       nr_short, nr_again);
 	ksft_test_result(!failures, "batches as the model says\n");
 	ksft_finished();
 }

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * batch_test: many records in one write (USER_EVENTS_BATCH_INDEX). Each
- * record must reach every consumer as a write of it alone would (ftrace and
- * its instances, filters, perf, eBPF with either context), in order, for
- * both ABIs and a group's file, through write() and writev(); a bad record
- * ends the batch with the ones before it recorded and their bytes returned,
- * or its errno when it is the first; a missing page is faulted in and the
- * record tried again; a batch past USER_EVENTS_BATCH_MAX is EMSGSIZE.
+ * batch_test: many records in one write to a batch fd (DIAG_IOCSBATCH),
+ * every write of which is records and nothing else. Each record must
+ * reach every consumer as a write of it alone would (ftrace and its
+ * instances, filters, perf, eBPF with either context), in order, for both
+ * ABIs and a group's file, through write() and writev(), at any alignment;
+ * each record is checked as that write would be, listened to or not; a
+ * bad record ends the batch with the ones before it recorded and their
+ * bytes returned, or its errno when it is the first, so that a write-all
+ * loop that writes the rest again gets that errno and records nothing it
+ * did not name; a missing page is faulted in and the record tried again; a
+ * batch past USER_EVENTS_BATCH_MAX is EMSGSIZE. The batch fd is a file of
+ * its own: write-only, close-on-exec, no ioctl, and it keeps the data fd's
+ * events while it is open.
  *
  * Built twice: batch32_test is the same program as a 32-bit process
  * (-m32), whose batches must be the same bytes and give the same records
@@ -16,6 +22,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -26,7 +33,13 @@
 #include "ue_bpf.h"
 #include "ue_bpf_seen.h"
 
-/* A batch being built: the marker, then [size][index][payload] records */
+/*
+ * The old ABI's batch marker, a write's first word on user_events_data:
+ * now a write index like any other, and a negative one (EINVAL)
+ */
+#define OLD_BATCH_MARKER 0xba7c4e5fU
+
+/* A batch being built: [size][index][payload] records, back to back */
 struct bat {
 	unsigned char *buf;
 	size_t len, cap;
@@ -36,12 +49,9 @@ struct bat {
 
 static void bat_init(struct bat *b, size_t cap)
 {
-	__u32 mark = USER_EVENTS_BATCH_INDEX;
-
 	b->buf = malloc(cap);
 	b->cap = cap;
-	memcpy(b->buf, &mark, sizeof(mark));
-	b->len = sizeof(mark);
+	b->len = 0;
 	b->nr = 0;
 }
 
@@ -77,9 +87,10 @@ static void bat_add_2u32(struct bat *b, __u32 idx, __u32 v, __u32 w)
 	bat_add(b, idx, p, sizeof(p));
 }
 
-static ssize_t bat_write(int fd, const struct bat *b)
+/* @b in one write() to the batch fd @bfd */
+static ssize_t bat_write(int bfd, const struct bat *b)
 {
-	return write(fd, b->buf, b->len);
+	return write(bfd, b->buf, b->len);
 }
 
 /*
@@ -115,11 +126,15 @@ static int trace_in_order(const char *const *needles, int n)
 	return ok;
 }
 
-#define NR_EVENTS 4
-static const char *const names[NR_EVENTS] = { "bt_a", "bt_b", "bt_loc", "bt_bits" };
+/* the fixture's events, then those some tests register */
+#define NR_EVENTS 7
+static const char *const names[NR_EVENTS] = {
+	"bt_a", "bt_b", "bt_loc", "bt_bits", "bt_x", "bt_nf", "bt_held",
+};
 
 FIXTURE(batch) {
 	int fd;				/* user_events_data */
+	int bfd;			/* its batch fd */
 	const unsigned char *page;	/* the status page */
 	struct user_status_reg a, b, loc;	/* status-page ABI */
 	__u32 bits_idx;			/* bt_bits: the enable-bit ABI */
@@ -142,6 +157,9 @@ FIXTURE_SETUP(batch)
 	self->word = 0;
 	ASSERT_EQ(0, uet_register_bits(self->fd, "bt_bits u32 v", &self->word, 4,
 				       0, 0, &self->bits_idx));
+	/* in batch32_test, through the compat ioctl */
+	self->bfd = ioctl(self->fd, DIAG_IOCSBATCH, 0);
+	ASSERT_LE(0, self->bfd);
 }
 
 FIXTURE_TEARDOWN(batch)
@@ -159,6 +177,9 @@ FIXTURE_TEARDOWN(batch)
 		uet_write_file(path, "0", O_TRUNC);
 	}
 	uet_unregister_bits(self->fd, &self->word, 0);
+	/* the batch fd holds the data fd's events: closed first */
+	if (self->bfd >= 0)
+		close(self->bfd);
 	close(self->fd);
 	uet_clear_trace();
 	self->fd = open(UE_DATA, O_RDWR);
@@ -183,12 +204,12 @@ TEST_F(batch, records_in_order)
 	bat_add_2u32(&b, self->b.write_index, 2, 3);
 	bat_add_u32(&b, self->a.write_index, 4);
 	bat_add_2u32(&b, self->b.write_index, 5, 6);
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	EXPECT_EQ(2, uet_trace_count("bt_a: "));
 	EXPECT_EQ(2, uet_trace_count("bt_b: "));
 	EXPECT_TRUE(trace_in_order(want, 4));
-	/* the marker alone: an empty batch, nothing recorded */
-	EXPECT_EQ(4, write(self->fd, b.buf, 4));
+	/* a write of no bytes: an empty batch, 0, nothing recorded */
+	EXPECT_EQ(0, write(self->bfd, b.buf, 0));
 	EXPECT_EQ(4, uet_trace_count("bt_"));
 	free(b.buf);
 }
@@ -239,8 +260,8 @@ TEST_F(batch, runs_of_records)
 		memset(pl, 0, 1024);
 		memcpy(pl, &i, 4);
 	}
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
-	/* a lone write's record last */
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
+	/* a lone write's record last, to the data fd */
 	lone[0] = self->a.write_index;
 	ASSERT_EQ(sizeof(lone), write(self->fd, lone, sizeof(lone)));
 	n = trace_flags_of(flags, vals, 101);
@@ -314,7 +335,7 @@ TEST_F(batch, run_yields_cpu)
 	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
 	ASSERT_EQ(0, pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
 	ASSERT_EQ(0, pthread_attr_setschedparam(&attr, &fifo));
-	bat_init(&b, nr * 12 + 4);
+	bat_init(&b, nr * 12);
 	for (i = 0; i < nr; i++)
 		bat_add_u32(&b, self->a.write_index, i);
 	snprintf(want, sizeof(want), "bt_a: a=%d\n", nr - 1);
@@ -323,7 +344,7 @@ TEST_F(batch, run_yields_cpu)
 	do {
 		tries++;
 		ASSERT_EQ(0, uet_clear_trace());
-		EXPECT_EQ(b.len, bat_write(self->fd, &b));
+		EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 		trace = uet_read_file(TRACEFS "trace");
 		ASSERT_TRUE(!!trace);
 		first = strstr(trace, "bt_a: a=0\n");
@@ -370,7 +391,7 @@ TEST_F(batch, writev_any_cut)
 			iov[n].iov_base = b.buf + off;
 			iov[n].iov_len = off + cut > b.len ? b.len - off : cut;
 		}
-		EXPECT_EQ(b.len, writev(self->fd, iov, n)) TH_LOG("cut %d", cut);
+		EXPECT_EQ(b.len, writev(self->bfd, iov, n)) TH_LOG("cut %d", cut);
 		EXPECT_TRUE(trace_in_order(want, 3)) TH_LOG("cut %d", cut);
 		EXPECT_EQ(3, uet_trace_count("bt_")) TH_LOG("cut %d", cut);
 	}
@@ -378,7 +399,7 @@ TEST_F(batch, writev_any_cut)
 	ASSERT_EQ(0, uet_clear_trace());
 	iov[0].iov_base = b.buf;
 	iov[0].iov_len = b.len;
-	EXPECT_EQ(b.len, writev(self->fd, iov, 1));
+	EXPECT_EQ(b.len, writev(self->bfd, iov, 1));
 	EXPECT_TRUE(trace_in_order(want, 3));
 	free(b.buf);
 }
@@ -404,7 +425,7 @@ TEST_F(batch, both_abis_and_disabled)
 	bat_add_u32(&b, self->a.write_index, 12);
 	bat_add_2u32(&b, self->b.write_index, 13, 13);	/* bt_b: not enabled */
 	bat_add_u32(&b, self->bits_idx, 14);
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	EXPECT_TRUE(trace_in_order(want, 3));
 	EXPECT_EQ(0, uet_trace_count("bt_b: "));
 
@@ -412,10 +433,10 @@ TEST_F(batch, both_abis_and_disabled)
 	ASSERT_EQ(0, uet_enable("", "bt_bits", 0));
 	ASSERT_EQ(0, self->word);
 	ASSERT_EQ(0, uet_clear_trace());
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=12\n"));
 	EXPECT_EQ(0, uet_trace_count("bt_bits"));
-	/* alone: EBADF, as before batches */
+	/* alone, to the data fd: EBADF, as before batches */
 	lone[0] = self->bits_idx;
 	lone[1] = 15;
 	EXPECT_EQ(-1, write(self->fd, lone, sizeof(lone)));
@@ -432,9 +453,10 @@ TEST_F(batch, both_abis_and_disabled)
 
 /*
  * Bad records: a size past the bytes given, a size below the index's, a
- * head cut short, an unknown or negative index, the marker as an index, too
- * few payload bytes. First in the batch: its errno, nothing recorded. After
- * a good record: the good one's bytes, it alone recorded.
+ * head cut short, an unknown or negative index, the old ABI's marker as an
+ * index (a negative one), too few payload bytes. First in the batch: its
+ * errno, nothing recorded. After a good record: the good one's bytes, it
+ * alone recorded.
  */
 TEST_F(batch, bad_records)
 {
@@ -447,7 +469,7 @@ TEST_F(batch, bad_records)
 		{ "head cut short (last)", EINVAL },
 		{ "unknown index", ENOENT },
 		{ "negative index", EINVAL },
-		{ "marker as index", EINVAL },
+		{ "old marker as index", EINVAL },
 		{ "payload too short", EINVAL },
 	};
 	size_t good, i;
@@ -488,7 +510,7 @@ TEST_F(batch, bad_records)
 				bat_add_u32(&b, -2, 21);
 				break;
 			case 5:
-				bat_add_u32(&b, USER_EVENTS_BATCH_INDEX, 21);
+				bat_add_u32(&b, OLD_BATCH_MARKER, 21);
 				break;
 			case 6:
 				bat_add_u32(&b, self->b.write_index, 21);
@@ -498,11 +520,11 @@ TEST_F(batch, bad_records)
 			if (i != 0 && i != 2)
 				bat_add_u32(&b, self->a.write_index, 22);
 			if (first) {
-				EXPECT_EQ(-1, bat_write(self->fd, &b)) TH_LOG("%s", bad[i].what);
+				EXPECT_EQ(-1, bat_write(self->bfd, &b)) TH_LOG("%s", bad[i].what);
 				EXPECT_EQ(bad[i].err, errno) TH_LOG("%s", bad[i].what);
 				EXPECT_EQ(0, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
 			} else {
-				EXPECT_EQ(good, bat_write(self->fd, &b)) TH_LOG("%s", bad[i].what);
+				EXPECT_EQ(good, bat_write(self->bfd, &b)) TH_LOG("%s", bad[i].what);
 				EXPECT_EQ(1, uet_trace_count("bt_a: a=20\n"))
 					TH_LOG("%s", bad[i].what);
 				EXPECT_EQ(1, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
@@ -510,12 +532,15 @@ TEST_F(batch, bad_records)
 			free(b.buf);
 		}
 	}
-	/* fewer than 4 bytes after a good record: a head cut short too */
+	/* fewer than 8 bytes after a good record: a head cut short too */
 	bat_init(&b, 4096);
 	bat_add_u32(&b, self->a.write_index, 23);
 	good = b.len;
-	b.len += 3;
-	EXPECT_EQ(good, bat_write(self->fd, &b));
+	memset(b.buf + b.len, 0, 7);
+	for (i = 1; i <= 7; i++) {
+		b.len = good + i;
+		EXPECT_EQ(good, bat_write(self->bfd, &b)) TH_LOG("%zu bytes over", i);
+	}
 	free(b.buf);
 }
 
@@ -531,7 +556,7 @@ TEST_F(batch, bad_data_loc)
 	bat_add(&b, self->loc.write_index, &good, sizeof(good));
 	bat_add(&b, self->loc.write_index, &bad, sizeof(bad));
 	bat_add(&b, self->loc.write_index, &good, sizeof(good));
-	EXPECT_EQ(4 + 8 + sizeof(good), bat_write(self->fd, &b));
+	EXPECT_EQ(8 + sizeof(good), bat_write(self->bfd, &b));
 	EXPECT_EQ(1, uet_trace_count("bt_loc: n=1 s=abc\n"));
 	EXPECT_EQ(0, uet_trace_count("n=2"));
 	/* first: the errno, nothing recorded */
@@ -540,7 +565,7 @@ TEST_F(batch, bad_data_loc)
 	bat_init(&b, 4096);
 	bat_add(&b, self->loc.write_index, &bad, sizeof(bad));
 	bat_add(&b, self->loc.write_index, &good, sizeof(good));
-	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(-1, bat_write(self->bfd, &b));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(0, uet_trace_count("bt_loc"));
 	free(b.buf);
@@ -566,18 +591,17 @@ TEST_F(batch, record_over_consumer_limit)
 	memset(pl, 0, max + 1);
 	bat_add_u32(&b, self->a.write_index, 31);
 	/* the largest fits, the one past it stops the batch */
-	EXPECT_EQ(b.rec_start[2], bat_write(self->fd, &b));
+	EXPECT_EQ(b.rec_start[2], bat_write(self->bfd, &b));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=30\n"));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=0\n"));
 	EXPECT_EQ(0, uet_trace_count("bt_a: a=31\n"));
 	/* first in the batch: E2BIG */
-	memcpy(b.buf + b.rec_start[2] - 4, b.buf, 4);
-	EXPECT_EQ(-1, write(self->fd, b.buf + b.rec_start[2] - 4,
-			    b.len - b.rec_start[2] + 4));
+	EXPECT_EQ(-1, write(self->bfd, b.buf + b.rec_start[2],
+			    b.len - b.rec_start[2]));
 	EXPECT_EQ(E2BIG, errno);
 	/* nobody listening: the size is not a consumer's business */
 	ASSERT_EQ(0, uet_enable("", "bt_a", 0));
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	free(b.buf);
 }
 
@@ -599,11 +623,11 @@ TEST_F(batch, size_limit)
 		memset(bat_add(&b, self->b.write_index, NULL, plen), 0, plen);
 	}
 	ASSERT_EQ(USER_EVENTS_BATCH_MAX, b.len);
-	EXPECT_EQ(USER_EVENTS_BATCH_MAX, bat_write(self->fd, &b));
+	EXPECT_EQ(USER_EVENTS_BATCH_MAX, bat_write(self->bfd, &b));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=40\n"));
 	b.buf[b.len] = 0;
 	b.len++;
-	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(-1, bat_write(self->bfd, &b));
 	EXPECT_EQ(EMSGSIZE, errno);
 	/* nothing of it recorded */
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=40\n"));
@@ -679,7 +703,6 @@ static unsigned char *shared_pages(int *mfd, int pages)
 TEST_F(batch, fault_mid_batch)
 {
 	long page = getpagesize();
-	__u32 v = USER_EVENTS_BATCH_INDEX;
 	unsigned char *buf;
 	size_t off, head6;
 	int mfd;
@@ -687,8 +710,7 @@ TEST_F(batch, fault_mid_batch)
 	buf = shared_pages(&mfd, 3);
 	ASSERT_TRUE(!!buf);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
-	memcpy(buf, &v, 4);
-	off = put_u32_recs(buf, 4, self->a.write_index, 100, 5);
+	off = put_u32_recs(buf, 0, self->a.write_index, 100, 5);
 	/* a record of bt_b (nobody listens) up to 8 bytes before page 1 */
 	off = put_rec_to(buf, off, self->b.write_index, page - 8);
 	/* its head the last 8 bytes of page 0, its payload on page 1 */
@@ -697,7 +719,7 @@ TEST_F(batch, fault_mid_batch)
 	off = put_u32_recs(buf, off, self->a.write_index, 200, 5);
 
 	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
-	ASSERT_EQ(off, write(self->fd, buf, off));
+	ASSERT_EQ(off, write(self->bfd, buf, off));
 	EXPECT_EQ(5, u32_recs_once(100, 5));
 	EXPECT_EQ(5, u32_recs_once(200, 5));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=150\n"));
@@ -706,12 +728,11 @@ TEST_F(batch, fault_mid_batch)
 	/* page 1 unreadable: the batch ends at the record whose payload it holds */
 	ASSERT_EQ(0, uet_clear_trace());
 	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
-	EXPECT_EQ(head6, write(self->fd, buf, off));
+	EXPECT_EQ(head6, write(self->bfd, buf, off));
 	EXPECT_EQ(5, uet_trace_count("bt_a: "));
 	EXPECT_EQ(0, uet_trace_count("bt_a: a=150\n"));
 	/* from that record on: EFAULT */
-	memcpy(buf + head6 - 4, &v, 4);
-	EXPECT_EQ(-1, write(self->fd, buf + head6 - 4, off - head6 + 4));
+	EXPECT_EQ(-1, write(self->bfd, buf + head6, off - head6));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(5, uet_trace_count("bt_a: "));
 	munmap(buf, 3 * page);
@@ -728,7 +749,6 @@ TEST_F(batch, fault_mid_batch)
 TEST_F(batch, fault_at_head)
 {
 	long page = getpagesize();
-	__u32 v = USER_EVENTS_BATCH_INDEX;
 	unsigned char *buf;
 	size_t off;
 	int mfd;
@@ -736,21 +756,20 @@ TEST_F(batch, fault_at_head)
 	buf = shared_pages(&mfd, 2);
 	ASSERT_TRUE(!!buf);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
-	memcpy(buf, &v, 4);
-	off = put_u32_recs(buf, 4, self->a.write_index, 300, 5);
+	off = put_u32_recs(buf, 0, self->a.write_index, 300, 5);
 	/* a record of bt_b (nobody listens) up to the end of page 0 */
 	off = put_rec_to(buf, off, self->b.write_index, page);
 	off = put_u32_recs(buf, off, self->a.write_index, 400, 5);
 
 	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
-	ASSERT_EQ(off, write(self->fd, buf, off));
+	ASSERT_EQ(off, write(self->bfd, buf, off));
 	EXPECT_EQ(5, u32_recs_once(300, 5));
 	EXPECT_EQ(5, u32_recs_once(400, 5));
 	EXPECT_EQ(10, uet_trace_count("bt_a: "));
 
 	ASSERT_EQ(0, uet_clear_trace());
 	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
-	EXPECT_EQ(page, write(self->fd, buf, off));
+	EXPECT_EQ(page, write(self->bfd, buf, off));
 	EXPECT_EQ(5, uet_trace_count("bt_a: "));
 	EXPECT_EQ(0, uet_trace_count("bt_a: a=400\n"));
 	munmap(buf, 2 * page);
@@ -775,7 +794,7 @@ static size_t put_u32_rec_to(unsigned char *buf, size_t off, __u32 idx, __u32 v,
 TEST_F(batch, fault_in_run_of_one_event)
 {
 	long page = getpagesize();
-	__u32 v = USER_EVENTS_BATCH_INDEX, a = self->a.write_index;
+	__u32 a = self->a.write_index;
 	size_t off, head;
 	unsigned char *buf;
 	int mfd;
@@ -783,8 +802,7 @@ TEST_F(batch, fault_in_run_of_one_event)
 	buf = shared_pages(&mfd, 3);
 	ASSERT_TRUE(!!buf);
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
-	memcpy(buf, &v, 4);
-	off = put_u32_recs(buf, 4, a, 500, 5);
+	off = put_u32_recs(buf, 0, a, 500, 5);
 	off = put_u32_rec_to(buf, off, a, 599, page - 8);
 	/* its head the last 8 bytes of page 0, its payload on page 1 */
 	head = off;
@@ -795,7 +813,7 @@ TEST_F(batch, fault_in_run_of_one_event)
 	off = put_u32_recs(buf, off, a, 700, 5);
 
 	ASSERT_EQ(0, madvise(buf + page, 2 * page, MADV_DONTNEED));
-	ASSERT_EQ(off, write(self->fd, buf, off));
+	ASSERT_EQ(off, write(self->bfd, buf, off));
 	EXPECT_EQ(5, u32_recs_once(500, 5));
 	EXPECT_EQ(1, u32_recs_once(599, 1));
 	EXPECT_EQ(1, u32_recs_once(550, 1));
@@ -807,7 +825,7 @@ TEST_F(batch, fault_in_run_of_one_event)
 	ASSERT_EQ(0, uet_clear_trace());
 	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
 	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
-	EXPECT_EQ(head, write(self->fd, buf, off));
+	EXPECT_EQ(head, write(self->bfd, buf, off));
 	EXPECT_EQ(5, u32_recs_once(500, 5));
 	EXPECT_EQ(1, u32_recs_once(599, 1));
 	EXPECT_EQ(6, uet_trace_count("bt_a: "));
@@ -834,13 +852,13 @@ TEST_F(batch, one_record)
 		long ret;		/* the bytes taken, or -errno */
 		int recorded;
 	} one[] = {
-		{ "status page", self->a.write_index, 4, 16, 1 },
-		{ "enable bit", self->bits_idx, 4, 16, 1 },
-		{ "nobody on the enable bit", self->bits_idx, 4, 16, 0 },
-		{ "nobody on the status page", self->b.write_index, 8, 20, 0 },
+		{ "status page", self->a.write_index, 4, 12, 1 },
+		{ "enable bit", self->bits_idx, 4, 12, 1 },
+		{ "nobody on the enable bit", self->bits_idx, 4, 12, 0 },
+		{ "nobody on the status page", self->b.write_index, 8, 16, 0 },
 		{ "unknown index", 1000, 4, -ENOENT, 0 },
 		{ "negative index", -2, 4, -EINVAL, 0 },
-		{ "marker as index", USER_EVENTS_BATCH_INDEX, 4, -EINVAL, 0 },
+		{ "old marker as index", OLD_BATCH_MARKER, 4, -EINVAL, 0 },
 		{ "payload too short", self->b.write_index, 4, -EINVAL, 0 },
 	};
 	long page = getpagesize(), max = uet_ftrace_max_payload("");
@@ -862,9 +880,9 @@ TEST_F(batch, one_record)
 		bat_init(&b, 64);
 		v = 70 + i;
 		memset(bat_add(&b, one[i].idx, NULL, one[i].plen), 0, one[i].plen);
-		memcpy(b.buf + 12, &v, 4);
+		memcpy(b.buf + 8, &v, 4);
 		errno = 0;
-		EXPECT_EQ(one[i].ret < 0 ? -1 : one[i].ret, bat_write(self->fd, &b))
+		EXPECT_EQ(one[i].ret < 0 ? -1 : one[i].ret, bat_write(self->bfd, &b))
 			TH_LOG("%s", one[i].what);
 		if (one[i].ret < 0)
 			EXPECT_EQ(-one[i].ret, errno) TH_LOG("%s", one[i].what);
@@ -880,34 +898,32 @@ TEST_F(batch, one_record)
 	ASSERT_EQ(0, uet_clear_trace());
 	bat_init(&b, max + 64);
 	bat_add(&b, self->loc.write_index, &bad_loc, sizeof(bad_loc));
-	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(-1, bat_write(self->bfd, &b));
 	EXPECT_EQ(EFAULT, errno);
-	b.len = 4;
+	b.len = 0;
 	b.nr = 0;
 	memset(bat_add(&b, self->a.write_index, NULL, max + 1), 0, max + 1);
-	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(-1, bat_write(self->bfd, &b));
 	EXPECT_EQ(E2BIG, errno);
 	EXPECT_EQ(0, uet_trace_count("bt_"));
 	/* a size 3 short of the bytes given: the rest is a head cut short */
-	b.len = 4;
+	b.len = 0;
 	bat_add_u32(&b, self->a.write_index, 80);
 	memset(b.buf + b.len, 0, 3);
 	b.len += 3;
-	EXPECT_EQ(16, bat_write(self->fd, &b));
+	EXPECT_EQ(12, bat_write(self->bfd, &b));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=80\n"));
 	free(b.buf);
 
 	/* its payload on a page not present, then on one not readable */
 	buf = shared_pages(&mfd, 2);
 	ASSERT_TRUE(!!buf);
-	v = USER_EVENTS_BATCH_INDEX;
-	memcpy(buf + page - 12, &v, 4);
 	put_u32_rec(buf, page - 8, self->a.write_index, 81);
 	ASSERT_EQ(0, madvise(buf + page, page, MADV_DONTNEED));
-	EXPECT_EQ(16, write(self->fd, buf + page - 12, 16));
+	EXPECT_EQ(12, write(self->bfd, buf + page - 8, 12));
 	EXPECT_EQ(1, uet_trace_count("bt_a: a=81\n"));
 	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
-	EXPECT_EQ(-1, write(self->fd, buf + page - 12, 16));
+	EXPECT_EQ(-1, write(self->bfd, buf + page - 8, 12));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(2, uet_trace_count("bt_a: "));	/* a=80, a=81 */
 	munmap(buf, 2 * page);
@@ -915,10 +931,10 @@ TEST_F(batch, one_record)
 
 	/* one record past USER_EVENTS_BATCH_MAX: EMSGSIZE, nothing read */
 	bat_init(&b, USER_EVENTS_BATCH_MAX + 16);
-	pl = bat_add(&b, self->b.write_index, NULL, USER_EVENTS_BATCH_MAX - 11);
-	memset(pl, 0, USER_EVENTS_BATCH_MAX - 11);
+	pl = bat_add(&b, self->b.write_index, NULL, USER_EVENTS_BATCH_MAX - 7);
+	memset(pl, 0, USER_EVENTS_BATCH_MAX - 7);
 	ASSERT_EQ(USER_EVENTS_BATCH_MAX + 1, b.len);
-	EXPECT_EQ(-1, bat_write(self->fd, &b));
+	EXPECT_EQ(-1, bat_write(self->bfd, &b));
 	EXPECT_EQ(EMSGSIZE, errno);
 	free(b.buf);
 }
@@ -939,7 +955,7 @@ TEST_F(batch, instance_and_filter)
 	bat_init(&b, 4096);
 	for (i = 0; i < 6; i++)
 		bat_add_u32(&b, self->a.write_index, 50 + i);
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	/* the top instance's file has the filter */
 	EXPECT_EQ(3, uet_trace_count("bt_a: "));
 	EXPECT_EQ(0, uet_trace_count("bt_a: a=52\n"));
@@ -984,7 +1000,7 @@ TEST_F(batch, perf_samples)
 	for (i = 0; i < 10; i++)
 		bat_add_u32(&b, self->a.write_index, 60 + i);
 	bat_add_2u32(&b, self->b.write_index, 1, 1);	/* nobody: skipped */
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	ASSERT_EQ(sizeof(count), read(pc, count, sizeof(count)));
 	EXPECT_EQ(10, count[0]);
 	EXPECT_EQ(0, count[1]);
@@ -1019,7 +1035,7 @@ TEST_F(batch, bpf_standard)
 	for (i = 0; i < 7; i++)
 		bat_add_2u32(&b, self->b.write_index, 70 + i, 0xb0 + i);
 	bat_add_u32(&b, self->a.write_index, 1);	/* nobody: skipped */
-	EXPECT_EQ(b.len, bat_write(self->fd, &b));
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
 	ASSERT_EQ(0, uet_bpf_map_read(run.map, 0, &seen));
 	EXPECT_EQ(7, seen.count);
 	EXPECT_EQ(76, seen.a);
@@ -1040,13 +1056,15 @@ TEST_F(batch, bpf_iter)
 	struct iovec iov[3];
 	struct uet_seen seen;
 	struct bat b;
-	int fd, i;
+	int fd, bfd, i;
 
 	if (uet_skip(_metadata, UE_NEED_PERF | UE_NEED_BPF))
 		return;
 	fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "bt_iter:BPF_ITER u32 a; u32 b", &reg));
+	bfd = ioctl(fd, DIAG_IOCSBATCH, 0);
+	ASSERT_LE(0, bfd);
 	ASSERT_EQ(0, uet_bpf_run_start(&run, "bt_iter", 1));
 
 	bat_init(&b, 4096);
@@ -1054,7 +1072,7 @@ TEST_F(batch, bpf_iter)
 		bat_add_2u32(&b, reg.write_index, 80 + i, 0);
 	/* the last with 4 bytes more */
 	bat_add(&b, reg.write_index, last, sizeof(last));
-	EXPECT_EQ(b.len, write(fd, b.buf, b.len));
+	EXPECT_EQ(b.len, write(bfd, b.buf, b.len));
 	ASSERT_EQ(0, uet_bpf_map_read(run.map, 0, &seen));
 	EXPECT_EQ(6, seen.count);
 	EXPECT_EQ(85, seen.a);
@@ -1066,13 +1084,14 @@ TEST_F(batch, bpf_iter)
 	iov[0].iov_len = b.rec_start[5] + 8;
 	iov[1].iov_base = b.buf + iov[0].iov_len;
 	iov[1].iov_len = 12;
-	EXPECT_EQ(b.len, writev(fd, iov, 2));
+	EXPECT_EQ(b.len, writev(bfd, iov, 2));
 	ASSERT_EQ(0, uet_bpf_map_read(run.map, 0, &seen));
 	EXPECT_EQ(12, seen.count);
 	EXPECT_EQ(85, seen.a);
 	EXPECT_EQ(USER_BPF_DATA_ITER, seen.b);
 	EXPECT_EQ(12, seen.len);
 	uet_bpf_run_stop(&run);
+	close(bfd);
 	close(fd);
 	fd = open(UE_DATA, O_RDWR);
 	EXPECT_EQ(0, uet_delete(fd, "bt_iter"));
@@ -1080,12 +1099,15 @@ TEST_F(batch, bpf_iter)
 	free(b.buf);
 }
 
-/* A group's file takes batches of its own events, into its own system */
+/*
+ * A batch fd of a group's file takes batches of the group's events, into
+ * its own system
+ */
 TEST_F(batch, group_file)
 {
 	struct user_status_reg reg;
 	struct bat b;
-	int gfd;
+	int gfd, gbfd;
 
 	uet_write_file(TRACEFS "user_events_groups", "!gtbatch", O_APPEND);
 	ASSERT_EQ(0, uet_write_file(TRACEFS "user_events_groups", "gtbatch",
@@ -1093,12 +1115,14 @@ TEST_F(batch, group_file)
 	gfd = open(TRACEFS "user_groups/gtbatch/user_events_data", O_RDWR);
 	ASSERT_LE(0, gfd);
 	ASSERT_EQ(0, uet_register(gfd, "bt_g u32 g", &reg));
+	gbfd = ioctl(gfd, DIAG_IOCSBATCH, 0);
+	ASSERT_LE(0, gbfd);
 	ASSERT_EQ(0, uet_enable_in("user_events_gtbatch", "bt_g", 1));
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
 	bat_init(&b, 4096);
 	bat_add_u32(&b, reg.write_index, 90);
 	bat_add_u32(&b, reg.write_index, 91);
-	EXPECT_EQ(b.len, write(gfd, b.buf, b.len));
+	EXPECT_EQ(b.len, write(gbfd, b.buf, b.len));
 	EXPECT_EQ(1, uet_trace_count("bt_g: g=90\n"));
 	EXPECT_EQ(1, uet_trace_count("bt_g: g=91\n"));
 	/* an index this fd never gave: ENOENT ends the batch there */
@@ -1106,10 +1130,11 @@ TEST_F(batch, group_file)
 	bat_init(&b, 4096);
 	bat_add_u32(&b, reg.write_index, 92);
 	bat_add_u32(&b, self->bits_idx + 1, 93);
-	EXPECT_EQ(16, write(gfd, b.buf, b.len));
+	EXPECT_EQ(12, write(gbfd, b.buf, b.len));
 	EXPECT_EQ(1, uet_trace_count("bt_g: g=92\n"));
 	EXPECT_EQ(0, uet_trace_count("=93\n"));
 	ASSERT_EQ(0, uet_enable_in("user_events_gtbatch", "bt_g", 0));
+	close(gbfd);
 	close(gfd);
 	uet_clear_trace();
 	gfd = open(TRACEFS "user_groups/gtbatch/user_events_data", O_RDWR);
@@ -1117,6 +1142,403 @@ TEST_F(batch, group_file)
 	close(gfd);
 	EXPECT_EQ(0, uet_write_file(TRACEFS "user_events_groups", "!gtbatch",
 				    O_APPEND));
+	free(b.buf);
+}
+
+/*
+ * A write-all loop: write() what is left until all is taken or a write
+ * fails, at most @max calls (a kernel that took nothing forever would
+ * loop). Each call's return in @ret and errno in @err; how many calls;
+ * the bytes taken in *@done.
+ */
+static int write_all(int fd, const unsigned char *buf, size_t len,
+		     ssize_t *ret, int *err, int max, size_t *done)
+{
+	size_t off = 0;
+	int calls = 0;
+	ssize_t n;
+
+	while (off < len && calls < max) {
+		n = write(fd, buf + off, len - off);
+		ret[calls] = n;
+		err[calls++] = n < 0 ? errno : 0;
+		if (n < 0)
+			break;
+		off += n;
+	}
+	*done = off;
+	return calls;
+}
+
+/*
+ * A bad record amid a batch, written by a generic write-all loop, then
+ * through stdio: the first write takes the records before it (a short
+ * write), the loop writes the rest again as it is, which starts at the bad
+ * record, and that write fails with its errno. The records before it are
+ * recorded once, the ones after it never, and nothing else is: with the
+ * old ABI's marker, the rest written again was a single write to the data
+ * fd, whose index was the bad record's size. That size is here the write
+ * index of bt_x, listened to, which must get no record.
+ */
+TEST_F(batch, resume_like_write_all)
+{
+	struct user_status_reg x;
+	struct {
+		const char *what;
+		__u32 idx;
+		int err;
+	} bad[] = {
+		{ "payload too short", self->b.write_index, EINVAL },
+		{ "unknown index", 1000, ENOENT },
+	};
+	static char fbuf[4096];
+	size_t good, done, i;
+	unsigned char *pl;
+	ssize_t ret[4];
+	int err[4], calls, sfd;
+	struct bat b;
+	FILE *f;
+
+	ASSERT_EQ(0, uet_register(self->fd, "bt_x u32 x", &x));
+	/*
+	 * bt_x's index, the bad record's size: 4 or more, and short of bt_b's
+	 * 8 payload bytes for the record of bt_b's index
+	 */
+	ASSERT_LE(4, x.write_index);
+	ASSERT_GE(11, x.write_index);
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_b", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_x", 1));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		bat_init(&b, 4096);
+		bat_add_u32(&b, self->a.write_index, 1);
+		bat_add_2u32(&b, self->b.write_index, 2, 3);
+		good = b.len;
+		/* its size is bt_x's index */
+		pl = bat_add(&b, bad[i].idx, NULL, x.write_index - 4);
+		memset(pl, 0x55, x.write_index - 4);
+		bat_add_u32(&b, self->a.write_index, 4);
+		bat_add_2u32(&b, self->b.write_index, 5, 6);
+		ASSERT_LT(b.len, sizeof(fbuf));
+
+		ASSERT_EQ(0, uet_clear_trace());
+		calls = write_all(self->bfd, b.buf, b.len, ret, err, 4, &done);
+		EXPECT_EQ(2, calls) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(good, ret[0]) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(-1, ret[1]) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(bad[i].err, err[1]) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(good, done) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(1, uet_trace_count("bt_a: a=1\n")) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(1, uet_trace_count("bt_b: b=2 c=3\n")) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(0, uet_trace_count("bt_x")) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(2, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
+
+		/*
+		 * stdio, its buffer larger than the batch: fflush() writes
+		 * it in one write(), and glibc's write loop writes the rest
+		 * of the short count again, which fails: EOF, the error set,
+		 * errno the bad record's. glibc drops what it could not
+		 * write (its buffer is empty after the failed flush), so
+		 * fclose() writes nothing more; whatever it returns, the
+		 * trace below shows no record but the two.
+		 */
+		ASSERT_EQ(0, uet_clear_trace());
+		sfd = dup(self->bfd);
+		ASSERT_LE(0, sfd);
+		f = fdopen(sfd, "w");
+		ASSERT_TRUE(!!f);
+		ASSERT_EQ(0, setvbuf(f, fbuf, _IOFBF, sizeof(fbuf)));
+		EXPECT_EQ(b.len, fwrite(b.buf, 1, b.len, f)) TH_LOG("%s", bad[i].what);
+		/* buffered: nothing written yet */
+		EXPECT_EQ(0, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
+		errno = 0;
+		EXPECT_EQ(EOF, fflush(f)) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(bad[i].err, errno) TH_LOG("%s", bad[i].what);
+		EXPECT_TRUE(ferror(f)) TH_LOG("%s", bad[i].what);
+		fclose(f);
+		EXPECT_EQ(1, uet_trace_count("bt_a: a=1\n")) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(1, uet_trace_count("bt_b: b=2 c=3\n")) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(0, uet_trace_count("bt_x")) TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(2, uet_trace_count("bt_")) TH_LOG("%s", bad[i].what);
+		free(b.buf);
+	}
+}
+
+/*
+ * A write of 1 to 7 bytes cannot hold a record's head: EINVAL, nothing
+ * recorded. 8 bytes are a whole record of an event without fields (size
+ * 4: the index alone): taken and recorded; of an event with fields, its
+ * payload is too short: EINVAL. The same through writev() of 1-byte
+ * segments, which the kernel reads as an iterator, not one buffer.
+ */
+TEST_F(batch, short_writes)
+{
+	struct user_status_reg nf;
+	struct iovec iov[8];
+	__u32 rec[2];
+	int n;
+
+	ASSERT_EQ(0, uet_register(self->fd, "bt_nf", &nf));
+	ASSERT_EQ(0, uet_enable("", "bt_nf", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	rec[0] = 4;
+	rec[1] = nf.write_index;
+	for (n = 0; n < 8; n++) {
+		iov[n].iov_base = (unsigned char *)rec + n;
+		iov[n].iov_len = 1;
+	}
+	for (n = 1; n <= 7; n++) {
+		EXPECT_EQ(-1, write(self->bfd, rec, n)) TH_LOG("%d bytes", n);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("%d bytes", n);
+		EXPECT_EQ(-1, writev(self->bfd, iov, n)) TH_LOG("%d segments", n);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("%d segments", n);
+	}
+	EXPECT_EQ(0, uet_trace_count("bt_"));
+	EXPECT_EQ(8, write(self->bfd, rec, 8));
+	EXPECT_EQ(1, uet_trace_count("bt_nf"));
+	EXPECT_EQ(8, writev(self->bfd, iov, 8));
+	EXPECT_EQ(2, uet_trace_count("bt_nf"));
+	/* bt_a: its u32 missing */
+	rec[1] = self->a.write_index;
+	EXPECT_EQ(-1, write(self->bfd, rec, 8));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, writev(self->bfd, iov, 8));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(2, uet_trace_count("bt_"));
+}
+
+/*
+ * A record of an event nobody listens to is checked before it is skipped:
+ * a payload shorter than its fixed fields is EINVAL, as a write of it
+ * alone, for either ABI: the call's errno when it is the first (alone, or
+ * before other records), the end of the batch after a good record (a
+ * short write), through write() and writev(). Its __data_loc is the
+ * consumers' business, checked only when a record is recorded: one that
+ * points out of the record is skipped whole, and EFAULT once listened to.
+ */
+TEST_F(batch, unlistened_checked)
+{
+	struct { __u32 n, loc; char s[4]; } bad_loc = { 3, 16 | 40 << 16, "abc" };
+	struct {
+		const char *what;
+		__u32 idx, plen;	/* a payload short of the fixed fields */
+	} shortp[] = {
+		{ "status page", self->b.write_index, 4 },
+		{ "enable bit", self->bits_idx, 2 },
+	};
+	__u32 zero[2] = { 0, 0 };
+	struct iovec iov[2];
+	struct bat b;
+	size_t good, i;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, self->page[self->b.status_index]);
+	ASSERT_EQ(0, self->word);
+	for (i = 0; i < ARRAY_SIZE(shortp); i++) {
+		ASSERT_EQ(0, uet_clear_trace());
+		bat_init(&b, 4096);
+		bat_add(&b, shortp[i].idx, zero, shortp[i].plen);
+		/* alone */
+		EXPECT_EQ(-1, bat_write(self->bfd, &b)) TH_LOG("%s", shortp[i].what);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("%s", shortp[i].what);
+		/* first of two */
+		bat_add_u32(&b, self->a.write_index, 31);
+		EXPECT_EQ(-1, bat_write(self->bfd, &b)) TH_LOG("%s", shortp[i].what);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("%s", shortp[i].what);
+		EXPECT_EQ(0, uet_trace_count("bt_")) TH_LOG("%s", shortp[i].what);
+		/* after a good record: a short write, through both calls */
+		b.len = 0;
+		b.nr = 0;
+		bat_add_u32(&b, self->a.write_index, 30);
+		good = b.len;
+		bat_add(&b, shortp[i].idx, zero, shortp[i].plen);
+		bat_add_u32(&b, self->a.write_index, 31);
+		EXPECT_EQ(good, bat_write(self->bfd, &b)) TH_LOG("%s", shortp[i].what);
+		iov[0].iov_base = b.buf;
+		iov[0].iov_len = good + 5;
+		iov[1].iov_base = b.buf + good + 5;
+		iov[1].iov_len = b.len - good - 5;
+		EXPECT_EQ(good, writev(self->bfd, iov, 2)) TH_LOG("%s", shortp[i].what);
+		EXPECT_EQ(2, uet_trace_count("bt_a: a=30\n")) TH_LOG("%s", shortp[i].what);
+		EXPECT_EQ(2, uet_trace_count("bt_")) TH_LOG("%s", shortp[i].what);
+		free(b.buf);
+	}
+
+	/* a __data_loc past the record, nobody on bt_loc: skipped */
+	ASSERT_EQ(0, uet_clear_trace());
+	bat_init(&b, 4096);
+	bat_add_u32(&b, self->a.write_index, 32);
+	bat_add(&b, self->loc.write_index, &bad_loc, sizeof(bad_loc));
+	bat_add_u32(&b, self->a.write_index, 33);
+	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=32\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=33\n"));
+	EXPECT_EQ(2, uet_trace_count("bt_"));
+	/* alone, the kernel's path of one record */
+	EXPECT_EQ(b.rec_start[2] - b.rec_start[1],
+		  write(self->bfd, b.buf + b.rec_start[1],
+			b.rec_start[2] - b.rec_start[1]));
+	/* listened to: recorded, so checked, EFAULT */
+	ASSERT_EQ(0, uet_enable("", "bt_loc", 1));
+	EXPECT_EQ(b.rec_start[1], bat_write(self->bfd, &b));
+	EXPECT_EQ(-1, write(self->bfd, b.buf + b.rec_start[1],
+			    b.rec_start[2] - b.rec_start[1]));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(2, uet_trace_count("bt_a: a=32\n"));
+	EXPECT_EQ(0, uet_trace_count("bt_loc"));
+	EXPECT_EQ(3, uet_trace_count("bt_"));
+	free(b.buf);
+}
+
+/*
+ * The old ABI's batch marker means nothing on the data fd: a write whose
+ * first word is 0xba7c4e5f, a well-formed record after it, is a single
+ * write of that (negative) index: EINVAL, nothing recorded, through
+ * write() and writev(), and so is the marker alone. The record after it,
+ * written to the batch fd, is recorded.
+ */
+TEST_F(batch, old_marker_on_data_fd)
+{
+	__u32 w[4] = { OLD_BATCH_MARKER, 8, self->a.write_index, 41 };
+	struct iovec iov[2] = {
+		{ .iov_base = w, .iov_len = 4 },
+		{ .iov_base = w + 1, .iov_len = 12 },
+	};
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	EXPECT_EQ(-1, write(self->fd, w, sizeof(w)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, writev(self->fd, iov, 2));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(self->fd, w, 4));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, uet_trace_count("bt_"));
+	EXPECT_EQ(12, write(self->bfd, w + 1, 12));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=41\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_"));
+}
+
+/*
+ * The batch fd is a file of its own. DIAG_IOCSBATCH takes flags 0 alone
+ * (EINVAL else). The fd is close-on-exec and write-only (read() is
+ * EBADF), cannot seek (ESPIPE) and has no ioctl (ENOTTY: no registration
+ * through it, no batch fd of a batch fd). A data fd may have several, each
+ * of which works. A batch fd holds its data fd's file: with the data fd
+ * closed, its records are still recorded, and the data fd's events are
+ * still in use (DIAG_IOCSDEL from another fd is EBUSY) until it is closed.
+ */
+TEST_F(batch, batch_fd_properties)
+{
+	struct user_status_reg held, reg;
+	__u32 rec[3] = { 8, self->a.write_index, 42 };
+	int bfd2, dfd, hbfd;
+	char c;
+
+	EXPECT_EQ(-1, ioctl(self->fd, DIAG_IOCSBATCH, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, DIAG_IOCSBATCH, ~0UL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(self->bfd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(O_WRONLY, fcntl(self->bfd, F_GETFL) & O_ACCMODE);
+	EXPECT_EQ(-1, read(self->bfd, &c, 1));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-1, lseek(self->bfd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.name_args = (unsigned long)"bt_nf u32 n";
+	EXPECT_EQ(-1, ioctl(self->bfd, DIAG_IOCSREG, &reg));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->bfd, DIAG_IOCSBATCH, 0));
+	EXPECT_EQ(ENOTTY, errno);
+
+	/* two batch fds of one data fd */
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	bfd2 = ioctl(self->fd, DIAG_IOCSBATCH, 0);
+	ASSERT_LE(0, bfd2);
+	EXPECT_NE(self->bfd, bfd2);
+	EXPECT_EQ(12, write(self->bfd, rec, 12));
+	rec[2] = 43;
+	EXPECT_EQ(12, write(bfd2, rec, 12));
+	EXPECT_EQ(0, close(bfd2));
+	rec[2] = 44;
+	EXPECT_EQ(12, write(self->bfd, rec, 12));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=42\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=43\n"));
+	EXPECT_EQ(1, uet_trace_count("bt_a: a=44\n"));
+
+	/* the data fd closed, its batch fd open */
+	dfd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, dfd);
+	ASSERT_EQ(0, uet_register(dfd, "bt_held u32 h", &held));
+	hbfd = ioctl(dfd, DIAG_IOCSBATCH, 0);
+	ASSERT_LE(0, hbfd);
+	ASSERT_EQ(0, close(dfd));
+	ASSERT_EQ(0, uet_enable("", "bt_held", 1));
+	rec[1] = held.write_index;
+	rec[2] = 45;
+	EXPECT_EQ(12, write(hbfd, rec, 12));
+	EXPECT_EQ(1, uet_trace_count("bt_held: h=45\n"));
+	/* nobody listening: the batch fd alone keeps it in use */
+	ASSERT_EQ(0, uet_enable("", "bt_held", 0));
+	EXPECT_EQ(-EBUSY, uet_delete_named("bt_held"));
+	EXPECT_EQ(0, close(hbfd));
+	EXPECT_EQ(0, uet_delete_named("bt_held"));
+}
+
+/*
+ * Records lie at any address: the ABI asks no alignment of a batch or of
+ * its fields. The same three records (fixed fields, a __data_loc string)
+ * at each of the buffer offsets 0 to 7, so that their heads and payloads
+ * are misaligned every way, give the same records each time: through
+ * write(), through writev() of two segments cut inside the second
+ * record's head, and the first record alone (the kernel's path of one).
+ */
+TEST_F(batch, unaligned_records)
+{
+	static const char *const want[] = {
+		"bt_a: a=61\n", "bt_loc: n=62 s=abc\n", "bt_b: b=63 c=64\n",
+	};
+	struct { __u32 n, loc; char s[4]; } loc = { 62, 16 | 4 << 16, "abc" };
+	static __u64 space[64];
+	unsigned char *buf = (unsigned char *)space;
+	struct iovec iov[2];
+	size_t cut;
+	struct bat b;
+	int o;
+
+	ASSERT_EQ(0, uet_enable("", "bt_a", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_b", 1));
+	ASSERT_EQ(0, uet_enable("", "bt_loc", 1));
+	bat_init(&b, 256);
+	bat_add_u32(&b, self->a.write_index, 61);
+	bat_add(&b, self->loc.write_index, &loc, sizeof(loc));
+	bat_add_2u32(&b, self->b.write_index, 63, 64);
+	ASSERT_LE(b.len + 8, sizeof(space));
+	cut = b.rec_start[1] + 3;
+	for (o = 0; o < 8; o++) {
+		memset(space, 0, sizeof(space));
+		memcpy(buf + o, b.buf, b.len);
+		ASSERT_EQ(0, uet_clear_trace());
+		EXPECT_EQ(b.len, write(self->bfd, buf + o, b.len)) TH_LOG("offset %d", o);
+		EXPECT_TRUE(trace_in_order(want, 3)) TH_LOG("offset %d", o);
+		EXPECT_EQ(3, uet_trace_count("bt_")) TH_LOG("offset %d", o);
+
+		ASSERT_EQ(0, uet_clear_trace());
+		iov[0].iov_base = buf + o;
+		iov[0].iov_len = cut;
+		iov[1].iov_base = buf + o + cut;
+		iov[1].iov_len = b.len - cut;
+		EXPECT_EQ(b.len, writev(self->bfd, iov, 2)) TH_LOG("offset %d", o);
+		EXPECT_TRUE(trace_in_order(want, 3)) TH_LOG("offset %d", o);
+		EXPECT_EQ(3, uet_trace_count("bt_")) TH_LOG("offset %d", o);
+
+		ASSERT_EQ(0, uet_clear_trace());
+		EXPECT_EQ(b.rec_start[1], write(self->bfd, buf + o, b.rec_start[1]))
+			TH_LOG("offset %d", o);
+		EXPECT_EQ(1, uet_trace_count("bt_a: a=61\n")) TH_LOG("offset %d", o);
+		EXPECT_EQ(1, uet_trace_count("bt_")) TH_LOG("offset %d", o);
+	}
 	free(b.buf);
 }
 

@@ -16,6 +16,7 @@
  * --offline-cpus), which the tests then use as well.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <sys/uio.h>
 
@@ -382,6 +383,117 @@ TEST_F(hotplug, enable_bit_across_hotplug)
 	EXPECT_EQ(-1, write(self->fd, &rec, sizeof(rec)));
 	EXPECT_EQ(EBADF, errno);
 	EXPECT_EQ(0, uet_unregister_bits(self->fd, &word, 0));
+}
+
+/* A writer of batches on the CPU the test takes offline and brings back */
+struct batch_writer {
+	int bfd;
+	__u32 idx;
+	int cpu;
+	int stop;	/* set by the test: __atomic */
+	int batches;	/* written so far: __atomic */
+	int failed;
+};
+
+#define BW_RECS		16
+#define BW_MAX		4096	/* batches: what the buffer keeps whole */
+
+static void *batch_writer(void *arg)
+{
+	struct batch_writer *w = arg;
+	unsigned char buf[BW_RECS * 12];
+	__u32 size = 8, v;
+	int i;
+
+	pin(w->cpu);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED) && w->batches < BW_MAX) {
+		for (i = 0; i < BW_RECS; i++) {
+			v = w->batches * BW_RECS + i;
+			memcpy(buf + i * 12, &size, 4);
+			memcpy(buf + i * 12 + 4, &w->idx, 4);
+			memcpy(buf + i * 12 + 8, &v, 4);
+		}
+		if (write(w->bfd, buf, sizeof(buf)) != sizeof(buf))
+			w->failed++;
+		__atomic_store_n(&w->batches, w->batches + 1, __ATOMIC_RELAXED);
+		/* a pace the buffer keeps up with, whatever the machine */
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static int written(struct batch_writer *w)
+{
+	return __atomic_load_n(&w->batches, __ATOMIC_RELAXED);
+}
+
+/* How many times each "hp_bat: v=N" is in trace, N below @n, in @seen */
+static int count_values(int *seen, int n)
+{
+	char *trace = uet_read_file(TRACEFS "trace"), *p;
+	int total = 0, v;
+
+	if (!trace)
+		return -1;
+	for (p = trace; (p = strstr(p, "hp_bat: v=")); p++) {
+		v = atoi(p + 10);
+		if (v >= 0 && v < n)
+			seen[v]++;
+		total++;
+	}
+	free(trace);
+	return total;
+}
+
+/*
+ * Batches written on a CPU while it goes offline (the writer moves to
+ * another) and comes back: every batch is taken whole, every record
+ * recorded once.
+ */
+TEST_F(hotplug, batches_across_hotplug)
+{
+	struct batch_writer w = { .cpu = self->cpu };
+	char *size_kb = uet_read_file(TRACEFS "buffer_size_kb");
+	struct user_status_reg reg;
+	int i, bad = 0, start, n, *seen;
+	pthread_t t;
+
+	ASSERT_NE(NULL, size_kb);
+	ASSERT_EQ(0, uet_register(self->fd, "hp_bat u32 v", &reg));
+	w.idx = reg.write_index;
+	w.bfd = ioctl(self->fd, DIAG_IOCSBATCH, 0);
+	ASSERT_LE(0, w.bfd);
+	/* BW_MAX batches on one CPU, with room to spare */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "buffer_size_kb", "4096", O_TRUNC));
+	ASSERT_EQ(0, uet_enable("", "hp_bat", 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, batch_writer, &w));
+	for (i = 0; i < 2; i++) {
+		start = written(&w);
+		EXPECT_TRUE(ue_wait_for(UE_WAIT_MS, written(&w) > start + 2,
+					"batches before hotplug %d", i));
+		EXPECT_EQ(0, cpu_set(self->cpu, 0));
+		start = written(&w);
+		EXPECT_TRUE(ue_wait_for(UE_WAIT_MS, written(&w) > start + 2,
+					"batches while offline %d", i));
+		EXPECT_EQ(0, cpu_set(self->cpu, 1));
+	}
+	__atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, uet_enable("", "hp_bat", 0));
+	EXPECT_EQ(0, w.failed);
+	EXPECT_GT(BW_MAX, w.batches) TH_LOG("the writer ran out before the hotplugs ended");
+	n = w.batches * BW_RECS;
+	seen = calloc(n, sizeof(*seen));
+	ASSERT_NE(NULL, seen);
+	EXPECT_EQ(n, count_values(seen, n));
+	for (i = 0; i < n; i++)
+		if (seen[i] != 1 && bad++ < 5)
+			TH_LOG("record %d: %d times", i, seen[i]);
+	EXPECT_EQ(0, bad);
+	free(seen);
+	close(w.bfd);
+	uet_write_file(TRACEFS "buffer_size_kb", size_kb, O_TRUNC);
+	free(size_kb);
 }
 
 UE_HARNESS_MAIN
