@@ -450,7 +450,7 @@ static int iteration(unsigned long long seed, long it)
 		fail = 1;
 	}
 	if (nr_iov2 >= 0 && ret2 != want_err) {
-		ksft_print_msg("it %ld: the rest written again (%zu bytes, %s) gave %zd (%s), expected %s of record %d, kind %d\n",
+		ksft_print_msg("it %ld: rest again (%zu B, %s): %zd (%s), want %s (rec %d, %d)\n",
 			       it, total - recs[bad_at].start,
 			       nr_iov2 ? "writev" : "write", ret2,
 			       ret2 < 0 ? strerror(-ret2) : "-", strerror(-want_err),
@@ -472,7 +472,7 @@ static int iteration(unsigned long long seed, long it)
 			}
 	}
 	if (verbose || fail)
-		ksft_print_msg("it %ld: %d records, %zu bytes at offset %zu, %s, bad page %zu%s: %d recorded\n",
+		ksft_print_msg("it %ld: %d recs, %zu B at +%zu, %s, bad page %zu%s: %d recorded\n",
 			       it, nr_recs, total - base, base, nr_iov ? "writev" : "write",
 			       bad_page, nr_iov2 < 0 ? "" : nr_iov2 ? ", rest again with writev" :
 			       ", rest again with write", ngot);
