@@ -2913,17 +2913,32 @@ static void user_event_reap_fn(struct work_struct *work)
  * each trace array it was enabled in (those whose buffers the core would
  * have cleared), the array is gone, or none of its buffer's records is as
  * old as the retirement (no record of it can be written since: no fd holds
- * it). On each CPU that was online then, the buffer is empty or its oldest
- * unread record is younger than the time of the trace array's clock, read
- * on that CPU, when the event was retired. A possible CPU that was offline
- * then has no clock to read; it wrote nothing while offline, so its
- * records of the event are among the unread ones it held then, the oldest:
- * they are gone once it is empty, or once it has let go of (read or
- * overwritten) as many since, or was reset. Whether a CPU goes offline or
- * comes online after the retirement changes neither rule. A trace array
- * with a snapshot buffer keeps it (the snapshot may hold them, and swaps
- * with the buffer). A worker checks every USER_RETIRED_CHECK while there
- * are retired events.
+ * it). On each CPU, by one of two rules:
+ *
+ * - a stamp, the trace array's clock read on that CPU after the event's
+ *   last record: the CPU's part of the buffer is empty, or its oldest
+ *   unread record is younger (a consuming read may leave older ones on
+ *   the reader page, which no overwrite reaches: the oldest is theirs);
+ * - its counters, where no stamp can be trusted: its records of the event
+ *   are among the unread ones it held at the retirement, the oldest; they
+ *   are gone once it is empty, has read out as many since, or was reset
+ *   (the counters go back below the mark). Overwrites count too, which is
+ *   wrong only while the reader page holds unread records: a CPU is on
+ *   this rule while it is offline (nothing is written there) and until a
+ *   stamp can be read.
+ *
+ * A possible CPU offline at the retirement has no clock to read: counted,
+ * and stamped at the first check that finds it online. A CPU's part may
+ * hold records of two clocks (a trace_clock change resets the online CPUs
+ * only): a stamp older than its oldest record proves nothing, the CPU is
+ * counted; and a change of the array's clock after the retirement drops
+ * every stamp (to be read again in the new clock). The snapshot buffer
+ * (CONFIG_TRACER_MAX_TRACE) swaps with the buffer, whole or a CPU at a
+ * time: a trace array keeps the event while a snapshot is allocated or
+ * its snapshot buffer holds any record, and a CPU on its counters has
+ * both its parts counted, each against each (a time stamp tells where a
+ * record came from, a counter does not). A worker checks every
+ * USER_RETIRED_CHECK while there are retired events.
  *
  * A reader may still want the format of records it took out of a buffer
  * (trace-cmd extract reads the data, clears the buffer, then reads every
@@ -2946,17 +2961,31 @@ static unsigned int user_retired_grace_max = 24 * 60 * 60;
 #define USER_RETIRED_SUFFIX	"_retired"
 
 /*
- * One CPU's part of a trace array's buffer, at retirement or at a check:
- * @ts, at retirement, the array's clock read on that CPU, or U64_MAX if it
- * was offline (then @entries and @gone say what it held); at a check, the
- * time stamp of its oldest unread record, U64_MAX if it has none. @entries:
- * its unread records; @gone: how many it let go of (read or overwritten)
- * since it was last reset.
+ * A CPU's part of a ring buffer: its unread records, and how many it let
+ * go of (read or overwritten) since it was last reset
  */
-struct user_retired_cpu {
-	u64		ts;
+struct user_retired_part {
 	unsigned long	entries;
 	unsigned long	gone;
+};
+
+/* A CPU's parts: the trace array's buffer's, and its snapshot buffer's */
+#ifdef CONFIG_TRACER_MAX_TRACE
+#define USER_RETIRED_PARTS	2
+#else
+#define USER_RETIRED_PARTS	1
+#endif
+
+/*
+ * One CPU of a trace array, at retirement or at a check: @ts, at
+ * retirement, the stamp (U64_MAX: none, counted), at a check, the time
+ * stamp of the oldest unread record of its part of the buffer (U64_MAX:
+ * none); and what its parts hold (a snapshot swaps them, all CPUs' or
+ * one's: which is where may change)
+ */
+struct user_retired_cpu {
+	u64			ts;
+	struct user_retired_part parts[USER_RETIRED_PARTS];
 };
 
 /*
@@ -2968,6 +2997,8 @@ struct user_retired_cpu {
  */
 struct user_retired_buf {
 	struct trace_array	*tr;
+	/* the array's trace clock, which the stamps are of */
+	int			clock_id;
 	/* per possible CPU, what its part of the buffer was at retirement */
 	struct user_retired_cpu	*cpus;
 };
@@ -3087,12 +3118,111 @@ static void user_retired_set_format(struct user_event *ue,
 }
 
 /*
- * Note in @r each trace array whose buffer may hold records of @ue, and
- * its clock on each CPU: what user_retired_done() compares the buffer's
- * oldest records with. The marks of call are cleared: its removal clears
- * no buffer.
+ * What the part of @buf (may be NULL) of @cpu, which may be offline,
+ * holds now. The unread records first: one let go of between the reads can
+ * only make the check that compares them wait longer.
  */
-static void user_retired_hold(struct user_event *ue, struct user_retired *r);
+static void user_retired_count_part(struct trace_buffer *buf, int cpu,
+				    struct user_retired_part *p)
+{
+	if (!buf) {
+		*p = (struct user_retired_part) { };
+		return;
+	}
+	p->entries = ring_buffer_entries_cpu(buf, cpu);
+	p->gone = ring_buffer_read_events_cpu(buf, cpu) +
+		  ring_buffer_overrun_cpu(buf, cpu);
+}
+
+/* What @cpu of @tr holds now, its oldest record's time stamp in @c->ts */
+static void user_retired_count(struct trace_array *tr, int cpu,
+			       struct user_retired_cpu *c)
+{
+	struct trace_buffer *buf = tr->array_buffer.buffer;
+
+	user_retired_count_part(buf, cpu, &c->parts[0]);
+#ifdef CONFIG_TRACER_MAX_TRACE
+	user_retired_count_part(tr->max_buffer.buffer, cpu, &c->parts[1]);
+#endif
+	c->ts = c->parts[0].entries ? ring_buffer_oldest_event_ts(buf, cpu) :
+				      U64_MAX;
+}
+
+/* A read of a trace buffer's clock on a CPU: smp_call_function_single() */
+struct user_retired_clock {
+	struct trace_buffer	*buf;
+	u64			ts;
+};
+
+static void user_retired_clock_read(void *data)
+{
+	struct user_retired_clock *c = data;
+
+	c->ts = ring_buffer_time_stamp(c->buf);
+}
+
+/*
+ * A stamp of @buf's clock on @cpu, U64_MAX if none can be read there
+ * (offline) or it proves nothing: older than the oldest record @oldest
+ * (another clock's) holds. Sleeps (an IPI to @cpu).
+ */
+static u64 user_retired_stamp(struct trace_buffer *buf, int cpu, u64 oldest)
+{
+	struct user_retired_clock c = { .buf = buf };
+
+	if (smp_call_function_single(cpu, user_retired_clock_read, &c, 1) ||
+	    (oldest != U64_MAX && oldest > c.ts))
+		return U64_MAX;
+	return c.ts;
+}
+
+/*
+ * Note in @r each trace array whose buffer may hold records of @ue, what
+ * each CPU's part of it holds, and a stamp where one can be read: what
+ * user_retired_done() compares with later. The marks of call are
+ * cleared: its removal clears no buffer.
+ */
+static void user_retired_hold(struct user_event *ue, struct user_retired *r)
+{
+	struct user_retired_buf *b;
+	struct trace_array *tr;
+	int i = 0, cpu;
+
+	lockdep_assert_held(&event_mutex);
+	guard(mutex)(&trace_types_lock);
+	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
+		/* trace arrays come and go under event_mutex: nr_bufs is right */
+		if (!user_event_was_in(ue, tr) || WARN_ON_ONCE(i == r->nr_bufs))
+			continue;
+		b = &r->bufs[i++];
+		b->tr = tr;
+		b->clock_id = tr->clock_id;
+		/* after every record of @ue: no fd holds it, nothing writes it */
+		for_each_possible_cpu(cpu) {
+			user_retired_count(tr, cpu, &b->cpus[cpu]);
+			b->cpus[cpu].ts = user_retired_stamp(tr->array_buffer.buffer,
+							     cpu, b->cpus[cpu].ts);
+		}
+		user_event_forget_enabled_in(ue, tr);
+	}
+}
+
+/* May @tr's snapshot buffer hold records of it (then it may swap them back)? */
+static bool user_retired_snapshot(struct trace_array *tr)
+{
+#ifdef CONFIG_TRACER_MAX_TRACE
+	int cpu;
+
+	if (tr->allocated_snapshot)
+		return true;
+	if (!tr->max_buffer.buffer)
+		return false;
+	for_each_possible_cpu(cpu)
+		if (ring_buffer_entries_cpu(tr->max_buffer.buffer, cpu))
+			return true;
+#endif
+	return false;
+}
 
 /* Retire @ue, which is not busy, and whose records @nr trace arrays may hold */
 static int user_event_retire(struct user_event *ue, int nr)
@@ -3129,81 +3259,11 @@ static int user_event_retire(struct user_event *ue, int nr)
 	return 0;
 }
 
-/* The clock of each trace array of @r, on this CPU: on_each_cpu() */
-static void user_retired_stamp(void *data)
-{
-	struct user_retired *r = data;
-	int i, cpu = smp_processor_id();
-
-	/* the trace arrays are there: the caller holds event_mutex */
-	for (i = 0; i < r->nr_bufs && r->bufs[i].tr; i++)
-		r->bufs[i].cpus[cpu].ts =
-			ring_buffer_time_stamp(r->bufs[i].tr->array_buffer.buffer);
-}
-
-/*
- * What the part of @buf of @cpu, which may be offline, holds now. The
- * unread records first: one let go of between the two reads can only make
- * the check that compares them wait longer.
- */
-static void user_retired_count(struct trace_buffer *buf, int cpu,
-			       struct user_retired_cpu *c)
-{
-	c->entries = ring_buffer_entries_cpu(buf, cpu);
-	c->gone = ring_buffer_read_events_cpu(buf, cpu) +
-		  ring_buffer_overrun_cpu(buf, cpu);
-}
-
-static void user_retired_hold(struct user_event *ue, struct user_retired *r)
-{
-	struct user_retired_cpu *c;
-	struct trace_array *tr;
-	int i = 0, cpu;
-
-	lockdep_assert_held(&event_mutex);
-	guard(mutex)(&trace_types_lock);
-	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
-		/* trace arrays come and go under event_mutex: nr_bufs is right */
-		if (!user_event_was_in(ue, tr) || WARN_ON_ONCE(i == r->nr_bufs))
-			continue;
-		r->bufs[i].tr = tr;
-		for_each_possible_cpu(cpu)
-			r->bufs[i].cpus[cpu].ts = U64_MAX;
-		user_event_forget_enabled_in(ue, tr);
-		i++;
-	}
-	/* after every record of @ue: no fd holds it, nothing writes it */
-	on_each_cpu(user_retired_stamp, r, 1);
-	/* the CPUs offline at the call: what they hold, @ue's records too */
-	for (i = 0; i < r->nr_bufs && r->bufs[i].tr; i++)
-		for_each_possible_cpu(cpu) {
-			c = &r->bufs[i].cpus[cpu];
-			if (c->ts == U64_MAX)
-				user_retired_count(r->bufs[i].tr->array_buffer.buffer,
-						   cpu, c);
-		}
-}
-
-/* What each CPU's part of @tr's buffer holds now: @now, per possible CPU */
-static void user_retired_now(struct trace_array *tr,
-			     struct user_retired_cpu *now)
-{
-	struct trace_buffer *buf = tr->array_buffer.buffer;
-	int cpu;
-
-	lockdep_assert_held(&trace_types_lock);
-	for_each_possible_cpu(cpu) {
-		user_retired_count(buf, cpu, &now[cpu]);
-		now[cpu].ts = now[cpu].entries ?
-			      ring_buffer_oldest_event_ts(buf, cpu) : U64_MAX;
-	}
-}
-
-/* user_retired_now() of each trace array, at one check */
+/* What each trace array's buffer holds, at one check */
 struct user_retired_view {
 	int			nr;
 	struct trace_array	**tr;
-	/* a snapshot buffer, which may hold anything, per array */
+	/* user_retired_snapshot(), per array */
 	bool			*snapshot;
 	struct user_retired_cpu	*now;		/* nr_cpu_ids per array */
 };
@@ -3218,7 +3278,7 @@ static void user_retired_view_free(struct user_retired_view *v)
 static int user_retired_view(struct user_retired_view *v)
 {
 	struct trace_array *tr;
-	int i = 0;
+	int i = 0, cpu;
 
 	lockdep_assert_held(&trace_types_lock);
 	v->nr = 0;
@@ -3234,30 +3294,56 @@ static int user_retired_view(struct user_retired_view *v)
 	}
 	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
 		v->tr[i] = tr;
-#ifdef CONFIG_TRACER_MAX_TRACE
-		v->snapshot[i] = tr->allocated_snapshot;
-#endif
-		user_retired_now(tr, &v->now[i * nr_cpu_ids]);
+		v->snapshot[i] = user_retired_snapshot(tr);
+		for_each_possible_cpu(cpu)
+			user_retired_count(tr, cpu, &v->now[i * nr_cpu_ids + cpu]);
 		i++;
 	}
 	return 0;
 }
 
-/* Does a CPU's part of a buffer, @then at retirement, hold records of it? */
-static bool user_retired_cpu_holds(const struct user_retired_cpu *then,
-				   const struct user_retired_cpu *now)
+/*
+ * Does a part, @then at retirement, still hold records of it? They were
+ * among its @then->entries oldest; a reset wraps.
+ */
+static bool user_retired_part_holds(const struct user_retired_part *then,
+				    const struct user_retired_part *now)
 {
-	if (then->ts != U64_MAX)
-		return now->ts <= then->ts;
-	/* offline then: among its @then->entries oldest; a reset wraps */
 	return now->entries && now->gone - then->gone < then->entries;
 }
 
-/* Does buffer @b of @r still (maybe) hold records of it? */
+/*
+ * Does a CPU, @then at retirement, still hold records of it? By the stamp
+ * (the snapshot buffer's part is user_retired_snapshot()'s), or else by
+ * the counters of its parts, each now against each then: a snapshot may
+ * have swapped them.
+ */
+static bool user_retired_cpu_holds(const struct user_retired_cpu *then,
+				   const struct user_retired_cpu *now)
+{
+	int i, j;
+
+	if (then->ts != U64_MAX)
+		return now->ts <= then->ts;
+	for (i = 0; i < USER_RETIRED_PARTS; i++)
+		for (j = 0; j < USER_RETIRED_PARTS; j++)
+			if (user_retired_part_holds(&then->parts[i],
+						    &now->parts[j]))
+				return true;
+	return false;
+}
+
+/*
+ * Does buffer @b of @r still (maybe) hold records of it? A CPU without a
+ * stamp gets one if it is online now; a stamp of a clock the array no
+ * longer has is dropped.
+ */
 static bool user_retired_holds(struct user_retired_buf *b,
 			       struct user_retired_view *v)
 {
-	const struct user_retired_cpu *now;
+	struct trace_buffer *buf;
+	struct user_retired_cpu *now;
+	bool holds = false;
 	int i, cpu;
 
 	for (i = 0; i < v->nr; i++)
@@ -3268,11 +3354,20 @@ static bool user_retired_holds(struct user_retired_buf *b,
 		return false;
 	if (v->snapshot[i])
 		return true;
+	buf = b->tr->array_buffer.buffer;
+	if (b->clock_id != b->tr->clock_id) {
+		b->clock_id = b->tr->clock_id;
+		for_each_possible_cpu(cpu)
+			b->cpus[cpu].ts = U64_MAX;
+	}
 	now = &v->now[i * nr_cpu_ids];
-	for_each_possible_cpu(cpu)
-		if (user_retired_cpu_holds(&b->cpus[cpu], &now[cpu]))
-			return true;
-	return false;
+	for_each_possible_cpu(cpu) {
+		if (b->cpus[cpu].ts == U64_MAX && cpu_online(cpu))
+			b->cpus[cpu].ts = user_retired_stamp(buf, cpu,
+							     now[cpu].ts);
+		holds |= user_retired_cpu_holds(&b->cpus[cpu], &now[cpu]);
+	}
+	return holds;
 }
 
 /*
@@ -3560,8 +3655,11 @@ struct user_enabler {
 	u8			bit;
 	/* The word's range was unmapped: never written again */
 	bool			unmapped;
-	/* A struct user_enabler_fault is queued for it; ue->enablers_lock */
-	bool			fault_queued;
+	/*
+	 * The fault queued for it, or NULL: one at a time. Set under
+	 * ue->enablers_lock, cleared under umm->lock and that lock.
+	 */
+	struct user_enabler_fault *fault;
 	/*
 	 * DIAG_IOCSUNREG is clearing its bit: nothing else writes it (a fork()
 	 * meanwhile still gives the child a copy of its own, which does); set
@@ -3580,8 +3678,8 @@ struct user_enabler_fault {
 	struct callback_head	twork;
 	struct work_struct	work;
 	struct user_event_mm	*umm;		/* holds a reference */
-	unsigned long		addr;
-	u8			bit;
+	/* whose fault it is; NULL once it was unlinked: both of its locks */
+	struct user_enabler	*e;
 	int			tries;
 };
 
@@ -3741,11 +3839,8 @@ static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
 	return user_word_write(mm, uaddr, mask, set);
 }
 
-/*
- * Make @e's bit say whether @e's event has consumers, if that needs no
- * fault, or (@unshare) only user_word_unshare()'s
- */
-static int user_enabler_write(struct user_enabler *e, bool set, bool unshare)
+/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
+static int user_enabler_write(struct user_enabler *e, bool set)
 {
 	struct mm_struct *mm = e->umm->mm;
 	unsigned long uaddr;
@@ -3760,7 +3855,7 @@ static int user_enabler_write(struct user_enabler *e, bool set, bool unshare)
 	mmap_read_lock(mm);
 	/* munmap() marks under the mmap_lock, before it lets go of the range */
 	ret = READ_ONCE(e->unmapped) ? 0 :
-	      user_word_update(mm, uaddr, mask, set, unshare);
+	      user_word_update(mm, uaddr, mask, set, false);
 	mmap_read_unlock(mm);
 	/* the last user's exit_mmap() must not run under our locks */
 	mmput_async(mm);
@@ -3782,46 +3877,43 @@ user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
 }
 
 /*
- * Write the state of the event of (@addr, @bit) of @umm as it is now, under
- * the event's enablers_lock, so that an update is never lost to an enable
- * and a disable racing: with no fault but user_word_unshare()'s, after the
- * word was faulted in (@faulted), or not at all (the word could not be
- * faulted in: unmapped or read-only now, nothing to write). Returns false
- * when it should be tried again, the page not there writable, unless @last.
- * A queued fault is done once this returns true: a later status change
- * queues another.
+ * Write the state of the event of @f's enabler as it is now, under the
+ * event's enablers_lock, so that an update is never lost to an enable and
+ * a disable racing: with no fault (the locks are ones an event_mutex
+ * holder may wait on), after the word was faulted in (@faulted), or not at
+ * all (the word could not be faulted in: unmapped or read-only now,
+ * nothing to write). Returns false when it should be tried again, the page
+ * not there writable, unless @last. @f is done once this returns true: a
+ * later status change queues another.
  */
-static bool user_enabler_fault_done(struct user_event_mm *umm,
-				    unsigned long addr, u8 bit, bool faulted,
-				    bool last)
+static bool user_enabler_fault_done(struct user_enabler_fault *f,
+				    bool faulted, bool last)
 {
 	struct user_enabler *e;
 
-	guard(mutex)(&umm->lock);
-	e = user_enabler_find(umm, addr, bit);
-	/* gone, or another at the address that is still being registered */
-	if (!e || !e->ue)
+	guard(mutex)(&f->umm->lock);
+	e = f->e;
+	/* unlinked since (user_enabler_unlink()) */
+	if (!e)
 		return true;
 
 	guard(mutex)(&e->ue->enablers_lock);
-	if (faulted && user_enabler_write(e, user_event_status(e->ue), true) &&
+	if (faulted && user_enabler_write(e, user_event_status(e->ue)) &&
 	    !last)
 		return false;
-	e->fault_queued = false;
+	e->fault = NULL;
 	return true;
 }
 
 /*
- * Fault the word of (@addr, @bit) in, writable, then write its event's
+ * Fault the word of @f's enabler in, writable, then write its event's
  * state (user_enabler_fault_done()). Sleeps; the caller holds no lock.
  */
-static bool user_enabler_fault_in(struct user_event_mm *umm,
-				  unsigned long addr, u8 bit, bool last)
+static bool user_enabler_fault_in(struct user_enabler_fault *f, bool last)
 {
 	unsigned int flags = FAULT_FLAG_WRITE;
-	struct mm_struct *mm = umm->mm;
-	struct user_enabler *e;
-	bool unlocked = false;
+	struct mm_struct *mm = f->umm->mm;
+	bool unlocked = false, found;
 	unsigned long uaddr;
 	int ret = -ENOENT;
 	u32 mask;
@@ -3831,21 +3923,58 @@ static bool user_enabler_fault_in(struct user_event_mm *umm,
 	if (!mmget_not_zero(mm))
 		return true;
 
-	scoped_guard(mutex, &umm->lock) {
-		e = user_enabler_find(umm, addr, bit);
-		if (e && e->unmapped)
-			e = NULL;
-		if (e)
-			uaddr = user_bit_word(addr, e->size, bit, &mask);
+	scoped_guard(mutex, &f->umm->lock) {
+		found = f->e && !f->e->unmapped;
+		if (found)
+			uaddr = user_bit_word(f->e->addr, f->e->size, f->e->bit,
+					      &mask);
 	}
 
-	if (e) {
+	if (found) {
 		mmap_read_lock(mm);
 		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
-	return user_enabler_fault_done(umm, addr, bit, !ret, last);
+	return user_enabler_fault_done(f, !ret, last);
+}
+
+/*
+ * The word of the enabler (@addr, @bit) that the calling process just
+ * registered in its @umm, faulted in writable and its event's state
+ * written, as user_enabler_fault_in() does for a queued fault. Found again
+ * under the locks each time: another thread may unregister it meanwhile.
+ * Returns false when it should be tried again.
+ */
+static bool user_enabler_fault_in_new(struct user_event_mm *umm,
+				      unsigned long addr, u8 bit)
+{
+	struct mm_struct *mm = current->mm;
+	struct user_enabler *e;
+	bool unlocked = false;
+	unsigned long uaddr;
+	int ret = -ENOENT;
+	u32 mask;
+
+	scoped_guard(mutex, &umm->lock) {
+		e = user_enabler_find(umm, addr, bit);
+		if (e && !e->unmapped)
+			uaddr = user_bit_word(addr, e->size, bit, &mask);
+		else
+			e = NULL;
+	}
+	if (e) {
+		mmap_read_lock(mm);
+		ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
+		mmap_read_unlock(mm);
+	}
+
+	guard(mutex)(&umm->lock);
+	e = user_enabler_find(umm, addr, bit);
+	if (ret || !e || !e->ue)
+		return true;
+	guard(mutex)(&e->ue->enablers_lock);
+	return !user_enabler_write(e, user_event_status(e->ue));
 }
 
 static void user_enabler_fault_free(struct user_enabler_fault *f)
@@ -3859,8 +3988,7 @@ static void user_enabler_fault_work(struct work_struct *work)
 	struct user_enabler_fault *f =
 		container_of(work, struct user_enabler_fault, work);
 
-	if (!user_enabler_fault_in(f->umm, f->addr, f->bit,
-				   f->tries + 1 >= USER_EVENT_FAULT_TRIES) &&
+	if (!user_enabler_fault_in(f, f->tries + 1 >= USER_EVENT_FAULT_TRIES) &&
 	    ++f->tries < USER_EVENT_FAULT_TRIES) {
 		queue_work(system_unbound_wq, &f->work);
 		return;
@@ -3875,40 +4003,54 @@ static void user_enabler_fault_queue_work(struct user_enabler_fault *f)
 }
 
 /*
- * On the way back to user space of the task whose attach or detach changed
- * the state, out of every lock of trace events: a copy-on-write page of
- * anonymous memory is made writable here (user_word_unshare()), so that
- * the bit is right when that call returns. A page that needs a fault that
- * waits goes to the worker.
+ * On the way back to user space of the task whose attach or detach (or
+ * fork()) changed the state, holding no lock: a copy-on-write page of
+ * anonymous memory is made writable here (user_word_unshare()), then the
+ * bit written, so that it is right when that call returns. A page that
+ * needs a fault that waits goes to the worker.
  */
 static void user_enabler_fault_now(struct callback_head *twork)
 {
 	struct user_enabler_fault *f =
 		container_of(twork, struct user_enabler_fault, twork);
+	struct mm_struct *mm = f->umm->mm;
+	unsigned long uaddr;
+	bool found;
+	u32 mask;
 
-	if (user_enabler_fault_done(f->umm, f->addr, f->bit, true, false))
+	scoped_guard(mutex, &f->umm->lock) {
+		found = f->e && !f->e->unmapped;
+		if (found)
+			uaddr = user_bit_word(f->e->addr, f->e->size, f->e->bit,
+					      &mask);
+	}
+	if (found && mmget_not_zero(mm)) {
+		mmap_read_lock(mm);
+		user_word_unshare(mm, uaddr);
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+	if (user_enabler_fault_done(f, true, false))
 		user_enabler_fault_free(f);
 	else
 		user_enabler_fault_queue_work(f);
 }
 
 /*
- * Bring @e's bit up to date: now if its page is there writable, or
- * (@unshare, the caller not under event_mutex) a copy-on-write page of
- * anonymous memory, else later out of the caller's locks: on the calling
- * task's way back to user space (user_enabler_fault_now()) when it has
- * one, else from a worker that may fault the page in (consumers attach
- * from contexts that must not wait for another process's page, nor sleep
- * on its userfaultfd). One fault at a time per enabler: it writes the
- * state as it is when it runs.
+ * Bring @e's bit up to date: now if its page is there writable, else
+ * later, out of the caller's locks (an event_mutex holder may wait on
+ * them): on the calling task's way back to user space
+ * (user_enabler_fault_now()) when it has one, else from a worker that may
+ * fault the page in (consumers attach from contexts that must not wait for
+ * another process's page, nor sleep on its userfaultfd). One fault at a
+ * time per enabler: it writes the state as it is when it runs.
  */
-static void user_enabler_update(struct user_enabler *e, bool unshare)
+static void user_enabler_update(struct user_enabler *e)
 {
 	struct user_enabler_fault *f;
 
 	lockdep_assert_held(&e->ue->enablers_lock);
-	if (e->fault_queued ||
-	    !user_enabler_write(e, user_event_status(e->ue), unshare))
+	if (e->fault || !user_enabler_write(e, user_event_status(e->ue)))
 		return;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f) {
@@ -3916,12 +4058,11 @@ static void user_enabler_update(struct user_enabler *e, bool unshare)
 				    e->bit, e->addr);
 		return;
 	}
-	e->fault_queued = true;
+	e->fault = f;
 	refcount_inc(&e->umm->refs);
 	f->umm = e->umm;
-	f->addr = e->addr;
-	f->bit = e->bit;
-	if (!unshare && !(current->flags & (PF_KTHREAD | PF_IO_WORKER))) {
+	f->e = e;
+	if (!(current->flags & (PF_KTHREAD | PF_IO_WORKER))) {
 		init_task_work(&f->twork, user_enabler_fault_now);
 		/* fails once the task is past exit_task_work() */
 		if (!task_work_add(current, &f->twork, TWA_RESUME))
@@ -3938,7 +4079,7 @@ static void user_event_update_enablers(struct user_event *ue)
 	lockdep_assert_held(&event_mutex);
 	guard(mutex)(&ue->enablers_lock);
 	list_for_each_entry(e, &ue->enablers, event_link)
-		user_enabler_update(e, false);
+		user_enabler_update(e);
 }
 
 /* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
@@ -4127,8 +4268,12 @@ static struct user_event *user_enabler_unlink(struct user_enabler *e)
 	scoped_guard(mutex, &e->umm->lock) {
 		list_del_rcu(&e->mm_link);
 		e->umm->nr_enablers--;
-		scoped_guard(mutex, &ue->enablers_lock)
+		scoped_guard(mutex, &ue->enablers_lock) {
 			list_del(&e->event_link);
+			/* the fault queued for it finds it gone */
+			if (e->fault)
+				e->fault->e = NULL;
+		}
 	}
 	kfree_rcu(e, rcu);
 	return ue;
@@ -4263,7 +4408,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		if (!c)
 			break;
 
-		c->fault_queued = false;
+		c->fault = NULL;
 		c->unregistering = false;
 		c->ue = NULL;
 
@@ -4272,7 +4417,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		user_enabler_add_event(c, e->ue);
 		/* a consumer may have come or gone since the memory was copied */
 		scoped_guard(mutex, &e->ue->enablers_lock)
-			user_enabler_update(c, true);
+			user_enabler_update(c);
 	}
 
 	mutex_unlock(&umm->lock);
@@ -4574,7 +4719,7 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	 * it as they attach from now on, and its bit written
 	 */
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++)
-		if (user_enabler_fault_in(umm, addr, bit, false))
+		if (user_enabler_fault_in_new(umm, addr, bit))
 			break;
 
 	if (put_user(widx, (u32 __user *)(uarg +
@@ -4672,7 +4817,9 @@ static long user_data_ioctl_del(struct file *file, const char __user *uname)
 
 /*
  * DIAG_IOCSBATCH: a new fd, write-only and close-on-exec, every write of
- * which is a batch of records of @file's events; @flags must be 0
+ * which is a batch of records of @file's events; @flags must be 0. Only
+ * from a @file open for writing: the batch fd's writes are not checked
+ * against user_events_data's mode again.
  */
 static long user_data_ioctl_batch(struct file *file, unsigned long flags)
 {
@@ -4680,6 +4827,8 @@ static long user_data_ioctl_batch(struct file *file, unsigned long flags)
 
 	if (flags)
 		return -EINVAL;
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	/* the batch fd's own reference: its records name @file's indexes */
 	get_file(file);
 	fd = anon_inode_getfd("[user_events_batch]", &user_batch_fops, file,

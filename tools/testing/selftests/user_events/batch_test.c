@@ -1420,12 +1420,14 @@ TEST_F(batch, old_marker_on_data_fd)
 
 /*
  * The batch fd is a file of its own. DIAG_IOCSBATCH takes flags 0 alone
- * (EINVAL else). The fd is close-on-exec and write-only (read() is
- * EBADF), cannot seek (ESPIPE) and has no ioctl (ENOTTY: no registration
- * through it, no batch fd of a batch fd). A data fd may have several, each
- * of which works. A batch fd holds its data fd's file: with the data fd
- * closed, its records are still recorded, and the data fd's events are
- * still in use (DIAG_IOCSDEL from another fd is EBUSY) until it is closed.
+ * (EINVAL else), and a data fd open for writing (EBADF else: the batch
+ * fd's writes are not checked against the file's mode again). The fd is
+ * close-on-exec and write-only (read() is EBADF), cannot seek (ESPIPE)
+ * and has no ioctl (ENOTTY: no registration through it, no batch fd of a
+ * batch fd). A data fd may have several, each of which works. A batch fd
+ * holds its data fd's file: with the data fd closed, its records are
+ * still recorded, and the data fd's events are still in use (DIAG_IOCSDEL
+ * from another fd is EBUSY) until it is closed.
  */
 TEST_F(batch, batch_fd_properties)
 {
@@ -1451,6 +1453,12 @@ TEST_F(batch, batch_fd_properties)
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->bfd, DIAG_IOCSBATCH, 0));
 	EXPECT_EQ(ENOTTY, errno);
+	/* a data fd open for reading only gives none: its writes would pass */
+	dfd = open(UE_DATA, O_RDONLY);
+	ASSERT_LE(0, dfd);
+	EXPECT_EQ(-1, ioctl(dfd, DIAG_IOCSBATCH, 0));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(0, close(dfd));
 
 	/* two batch fds of one data fd */
 	ASSERT_EQ(0, uet_enable("", "bt_a", 1));

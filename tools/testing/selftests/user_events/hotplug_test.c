@@ -351,6 +351,93 @@ TEST_F(hotplug, never_online_cpu)
 	EXPECT_TRUE(retired_gone(dir));
 }
 
+/* The trace clock in use, from trace_clock ("local [global] counter"), in @buf */
+static int trace_clock_now(char *buf, size_t size)
+{
+	char *text = uet_read_file(TRACEFS "trace_clock"), *a, *b;
+	int ret = -EIO;
+
+	a = text ? strchr(text, '[') : NULL;
+	b = a ? strchr(a, ']') : NULL;
+	if (b && (size_t)(b - a) <= size) {
+		memcpy(buf, a + 1, b - a - 1);
+		buf[b - a - 1] = 0;
+		ret = 0;
+	}
+	free(text);
+	return ret;
+}
+
+/*
+ * A CPU offline while the trace clock changes keeps its records of the old
+ * clock (the core resets the online CPUs only), and records written there
+ * later, under the new clock, come behind them: the oldest record's time
+ * says nothing of the others. An event recorded there, then retired, stays
+ * until its records are read, decoded.
+ */
+TEST_F(hotplug, retired_behind_records_of_another_clock)
+{
+	char clock[32], dir[256], marker[64];
+	int fd;
+
+	ASSERT_EQ(0, trace_clock_now(clock, sizeof(clock)));
+	ASSERT_EQ(0, pin(self->cpu));
+	fd = open(TRACEFS "trace_marker", O_WRONLY);
+	ASSERT_LE(0, fd);
+	snprintf(marker, sizeof(marker), "hp-clock-%s", clock);
+	EXPECT_EQ((ssize_t)strlen(marker), write(fd, marker, strlen(marker)));
+	close(fd);
+	pin(-1);
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_clock",
+				    strcmp(clock, "counter") ? "counter" : "local",
+				    O_TRUNC));
+	ASSERT_EQ(0, cpu_set(self->cpu, 1));
+	ASSERT_EQ(0, record_on(self->fd, "hp_clk", self->cpu, 1, 3));
+	ASSERT_EQ(0, retire(&self->fd, "hp_clk", dir, sizeof(dir)));
+	EXPECT_FALSE(retired_gone(dir));
+	EXPECT_EQ(3, drain_cpu(self->cpu, "hp_clk: v="));
+	EXPECT_TRUE(retired_gone(dir));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "trace_clock", clock, O_TRUNC));
+}
+
+/*
+ * The snapshot buffer swaps with the buffer: a retired event stays while a
+ * snapshot is allocated, and while the snapshot buffer holds any record
+ * (freeing it clears the parts of the online CPUs only), for the next
+ * snapshot swaps them back, still decoded. Records on a CPU offline all
+ * along show it; once every part is cleared, the event goes.
+ */
+TEST_F(hotplug, retired_kept_by_snapshot)
+{
+	const char *snap = TRACEFS "snapshot";
+	char dir[256];
+
+	if (access(snap, F_OK))
+		SKIP(return, "no snapshot file: a kernel without CONFIG_TRACER_SNAPSHOT");
+	ASSERT_EQ(0, record_on(self->fd, "hp_snap", self->cpu, 1, 2));
+	ASSERT_EQ(0, cpu_set(self->cpu, 0));
+	/* allocated, and swapped with the buffer: the records are in it */
+	ASSERT_EQ(0, uet_write_file(snap, "1", O_TRUNC));
+	ASSERT_EQ(0, retire(&self->fd, "hp_snap", dir, sizeof(dir)));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_FALSE(retired_gone(dir));
+	/* freed: the offline CPU's part keeps them */
+	ASSERT_EQ(0, uet_write_file(snap, "0", O_TRUNC));
+	EXPECT_FALSE(retired_gone(dir));
+	/* and the next snapshot swaps them back into the buffer */
+	ASSERT_EQ(0, uet_write_file(snap, "1", O_TRUNC));
+	ASSERT_EQ(0, uet_write_file(snap, "0", O_TRUNC));
+	EXPECT_FALSE(retired_gone(dir));
+	EXPECT_EQ(2, drain_cpu(self->cpu, "hp_snap: v="));
+	/* every part cleared, the offline CPU's too (online for it) */
+	ASSERT_EQ(0, cpu_set(self->cpu, 1));
+	ASSERT_EQ(0, uet_write_file(snap, "1", O_TRUNC));
+	ASSERT_EQ(0, uet_write_file(snap, "0", O_TRUNC));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_TRUE(retired_gone(dir));
+}
+
 /*
  * The enable bit follows consumers while a CPU is offline and after it
  * comes back, and records written on that CPU before and after reach the
