@@ -12,7 +12,8 @@
  * flags; unregistering and reusing the word; no second registration after
  * fork(); EBADF of an enable-bit write reported as "not recorded"; small
  * records handed over with one write() of their bytes, large ones and large
- * __rel_loc data with writev() of the caller's memory.
+ * __rel_loc data with writev() of the caller's memory; user_events_data
+ * opened once for all of it (this file's open() counts).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,7 +48,25 @@ static struct {
 	struct user_status_reg status;	/* the last 24-byte registration */
 	struct user_reg bits;		/* the last 28-byte registration */
 	struct user_unreg unreg;	/* the last DIAG_IOCSUNREG */
+	int data_opens;			/* open() of a user_events_data */
 } k;
+
+/* open(), which the library calls too: counts the opens of user_events_data */
+int open(const char *path, int flags, ...)
+{
+	size_t len = strlen(path), name = strlen("/user_events_data");
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, int);
+		va_end(ap);
+	}
+	if (len >= name && !strcmp(path + len - name, "/user_events_data"))
+		k.data_opens++;
+	return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -488,6 +507,9 @@ int main(void)
 	test_fork();
 	test_write();
 	test_one_write();
+	/* test_files() made the file (one open), the library opened it once */
+	CHECK(k.data_opens == 2, "user_events_data opened once by the library (%d opens)",
+	      k.data_opens - 1);
 	snprintf(path, sizeof(path), "%s/user_events_data", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/user_events_status", dir);

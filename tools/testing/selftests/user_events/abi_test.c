@@ -80,13 +80,18 @@ FIXTURE_TEARDOWN(many)
 {
 }
 
-/* Page size - 1 events at once; the next gets EMFILE; freed slots are reused */
+/*
+ * Page size - 1 events at once; the next gets EMFILE; an event of the
+ * enable-bit ABI, which takes no status byte, is still made; freed slots
+ * are reused
+ */
 TEST_F_TIMEOUT(many, limit_and_reuse, 300)
 {
 	int max = getpagesize() - 1, i, n, fd = open(UE_DATA, O_RDWR);
 	const unsigned char *page = uet_map_status();
 	struct user_status_reg reg;
 	unsigned int freed = 0;
+	static __u32 word;
 	char name[32];
 
 	if (uet_skip(_metadata, 0))
@@ -103,7 +108,14 @@ TEST_F_TIMEOUT(many, limit_and_reuse, 300)
 	}
 	EXPECT_EQ(max, n);
 	EXPECT_EQ(-EMFILE, uet_register(fd, "abi_one_more", &reg));
+	EXPECT_EQ(0, uet_register_bits(fd, "abi_bits_more u32 a", &word, 4, 0, 0, NULL));
+	EXPECT_TRUE(uet_event_exists("user_events", "abi_bits_more"));
+	/* not through the status page: no byte to give it */
+	EXPECT_EQ(-EMFILE, uet_register(fd, "abi_bits_more u32 a", &reg));
+	EXPECT_EQ(0, uet_unregister_bits(fd, &word, 0));
 	close(fd);
+	/* its last reference gone: deleted with the close */
+	EXPECT_FALSE(uet_event_exists("user_events", "abi_bits_more"));
 	/* the slot of abi_l100 goes to the next event, and reads 0 */
 	ASSERT_EQ(0, uet_enable("", "abi_l100", 1));
 	EXPECT_EQ(EVENT_STATUS_FTRACE, page[freed]);
@@ -246,10 +258,14 @@ TEST(unprivileged_access)
 	EXPECT_EQ(0, access(TRACEFS "events/user_events/abi_nobody", F_OK) ? 0 : 1);
 }
 
-/* The read() listing, exactly: one line per event, then the totals */
+/*
+ * The read() listing, exactly: one line per event, then the totals. The
+ * flags shown are those of the registration that created the event: the
+ * same event registered with other flags keeps them.
+ */
 TEST(listing)
 {
-	struct user_status_reg a, b;
+	struct user_status_reg a, b, c;
 	char want[256], *all;
 	int fd = open(UE_DATA, O_RDWR);
 
@@ -258,7 +274,13 @@ TEST(listing)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uet_register(fd, "abi_list:BPF_ITER,LATER u32 a", &a));
+	ASSERT_EQ(0, uet_register(fd, "abi_list:OTHER u32 a", &c));
+	EXPECT_EQ(a.status_index, c.status_index);
+	ASSERT_EQ(0, uet_register(fd, "abi_list u32 a", &c));
+	EXPECT_EQ(a.status_index, c.status_index);
 	ASSERT_EQ(0, uet_register(fd, "abi_list2", &b));
+	ASSERT_EQ(0, uet_register(fd, "abi_list2:NEW", &c));
+	EXPECT_EQ(b.status_index, c.status_index);
 	ASSERT_EQ(0, uet_enable("", "abi_list2", 1));
 	snprintf(want, sizeof(want),
 		 "%u:abi_list:BPF_ITER,LATER\n%u:abi_list2 # Used by ftrace\n\nActive: 2\nBusy: 1\nMax: %d\n",

@@ -1070,8 +1070,29 @@ static int unreg_raw(int fd, void *addr, int bit, int size, int res, int res2)
 }
 
 /*
+ * DIAG_IOCSUNREG with a struct of @size bytes in a page-sized buffer, its
+ * byte @tail (past 16; 0: none) non-zero; 0 or -errno
+ */
+static int unreg_big(int fd, void *addr, int bit, __u32 size, int tail)
+{
+	static union {
+		struct user_unreg u;
+		char bytes[8192];
+	} arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.u.size = size;
+	arg.u.disable_bit = bit;
+	arg.u.disable_addr = (unsigned long)addr;
+	if (tail)
+		arg.bytes[tail] = 1;
+	return ioctl(fd, DIAG_IOCSUNREG, &arg) ? -errno : 0;
+}
+
+/*
  * Unregistering clears the bit (and only it) and the bit no longer
- * follows the event; refused forms leave the enabler as it was
+ * follows the event; refused forms leave the enabler as it was. A larger
+ * struct is taken with its bytes past 16 zero, up to a page (E2BIG).
  */
 TEST_F(bits, unregister)
 {
@@ -1093,6 +1114,9 @@ TEST_F(bits, unregister)
 	EXPECT_EQ(-ENOENT, uet_unregister_bits(self->e.fd, w, 12));
 	EXPECT_EQ(-ENOENT, uet_unregister_bits(self->e.fd, w + 1, 11));
 	EXPECT_EQ(-ENOENT, uet_unregister_bits(self->e.fd, (char *)w + 4, 11));
+	EXPECT_EQ(-E2BIG, unreg_big(self->e.fd, w, 11, 17, 16));
+	EXPECT_EQ(-E2BIG, unreg_big(self->e.fd, w, 11, 4096, 4095));
+	EXPECT_EQ(-E2BIG, unreg_big(self->e.fd, w, 11, 4097, 0));
 	/* all refused: the enabler is still there */
 	EXPECT_EQ(clear | 1ULL << 11, *w);
 	ASSERT_EQ(0, uet_enable("", "bits_unreg", 0));
@@ -1100,7 +1124,7 @@ TEST_F(bits, unregister)
 	ASSERT_EQ(0, uet_enable("", "bits_unreg", 1));
 	ASSERT_EQ(clear | 1ULL << 11, *w);
 
-	EXPECT_EQ(0, uet_unregister_bits(self->e.fd, w, 11));
+	EXPECT_EQ(0, unreg_big(self->e.fd, w, 11, 4096, 0));
 	EXPECT_EQ(clear, *w);
 	ASSERT_EQ(0, uet_enable("", "bits_unreg", 0));
 	ASSERT_EQ(0, uet_enable("", "bits_unreg", 1));
@@ -1119,6 +1143,8 @@ FIXTURE(reg) {
 };
 
 FIXTURE_VARIANT(reg) {
+	const char *desc;	/* the description; NULL: "bits_reg u32 v" */
+	int long_desc;		/* or "bits_reg u8 a;" padded to this many bytes */
 	__u32 size;		/* .size */
 	int tail;		/* a non-zero byte at this offset past 28; 0: none */
 	int enable_size;
@@ -1165,6 +1191,19 @@ FIXTURE_VARIANT_ADD(reg, flag_bit2) REG(28, 0, 8, 0, AT_WORD, USER_EVENT_REG_MAX
 FIXTURE_VARIANT_ADD(reg, flag_bit15) REG(28, 0, 8, 0, AT_WORD, 1 << 15, EINVAL);
 FIXTURE_VARIANT_ADD(reg, flags_multi_bit3)
 	REG(28, 0, 8, 0, AT_WORD, USER_EVENT_REG_MULTI_FORMAT | 1 << 3, EINVAL);
+/* the description's grammar and limits, as through the status page */
+FIXTURE_VARIANT_ADD(reg, desc_no_field_name) {
+	.desc = "bits_reg u32", .size = 28, .enable_size = 8, .err = EINVAL };
+FIXTURE_VARIANT_ADD(reg, desc_long_type) {
+	.desc = "bits_reg long v", .size = 28, .enable_size = 8, .err = EINVAL };
+FIXTURE_VARIANT_ADD(reg, desc_vtab) {
+	.desc = "bits_reg u32\vv", .size = 28, .enable_size = 8, .err = EINVAL };
+FIXTURE_VARIANT_ADD(reg, desc_newline) {
+	.desc = "bits_reg\nu32\nv", .size = 28, .enable_size = 8, .err = 0 };
+FIXTURE_VARIANT_ADD(reg, desc_511_bytes) {
+	.long_desc = 511, .size = 28, .enable_size = 8, .err = 0 };
+FIXTURE_VARIANT_ADD(reg, desc_512_bytes) {
+	.long_desc = 512, .size = 28, .enable_size = 8, .err = E2BIG };
 
 FIXTURE_SETUP(reg)
 {
@@ -1202,7 +1241,7 @@ TEST_F(reg, outcome)
 		struct user_reg r;
 	} arg;
 	struct user_reg *r = &arg.r;
-	char *buf = arg.buf, *p = self->e.page, ref[256];
+	char *buf = arg.buf, *p = self->e.page, ref[256], desc[600];
 	void *at[] = { p + 64, p + 65, p + 66, p + 68, self->gone, self->ro };
 	char *addr = at[variant->at], *raddr;
 	int size = variant->enable_size == 4 ? 4 : 8, bit = variant->bit % 64, err, i;
@@ -1213,7 +1252,13 @@ TEST_F(reg, outcome)
 	r->enable_size = variant->enable_size;
 	r->flags = variant->flags;
 	r->enable_addr = (unsigned long)addr;
-	r->name_args = (unsigned long)"bits_reg u32 v";
+	r->name_args = (unsigned long)(variant->desc ?: "bits_reg u32 v");
+	if (variant->long_desc) {
+		memset(desc, 0, sizeof(desc));
+		memset(desc, ' ', variant->long_desc);
+		memcpy(desc, "bits_reg u8 a;", 14);
+		r->name_args = (unsigned long)desc;
+	}
 	r->write_index = 0xdeadbeef;
 	if (variant->tail)
 		buf[variant->tail] = 1;
@@ -1457,36 +1502,106 @@ TEST_F(bits, persist_stays_until_deleted)
 }
 
 /*
+ * An enabler holds its event as an fd does: with the registering fd
+ * closed, a delete is EBUSY until the enabler is unregistered
+ */
+TEST_F(bits, enabler_holds_event)
+{
+	__u64 *w = (__u64 *)self->e.page;
+	int fd2 = open(UE_DATA, O_RDWR);
+
+	ASSERT_LE(0, fd2);
+	track(&self->e, "bits_held");
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:bits_held u32 v", O_APPEND));
+	ASSERT_EQ(0, uet_register_bits(fd2, "bits_held u32 v", w, 8, 0, 0, NULL));
+	close(fd2);
+	EXPECT_EQ(-EBUSY, uet_delete_named("bits_held"));
+	EXPECT_EQ(-EBUSY, uet_write_file(UE_DYN, "-:bits_held", O_APPEND));
+	ASSERT_EQ(0, uet_unregister_bits(self->e.fd, w, 0));
+	EXPECT_EQ(0, uet_delete_named("bits_held"));
+}
+
+/*
+ * A child that registered an enable-bit event of its own and exited:
+ * once it has been waited for, a delete, a registration of the name and
+ * dynamic_events find the event as its exit left it, gone (it had
+ * nothing else), without waiting for the kernel's worker
+ */
+TEST_F(bits, exited_process_event_gone)
+{
+	struct user_status_reg sp;
+	int i, status, fd;
+	pid_t pid;
+
+	track(&self->e, "bits_exited");
+	for (i = 0; i < 3; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			/* its own fd, closed by the exit */
+			fd = open(UE_DATA, O_RDWR);
+			_exit(fd < 0 || uet_register_bits(fd, "bits_exited u32 v", self->e.page,
+							  8, 0, 0, NULL) ? 1 : 0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+		if (i == 0) {
+			EXPECT_EQ(-ENOENT, uet_delete_named("bits_exited"));
+		} else if (i == 1) {
+			/* other fields: a new event, no EADDRINUSE */
+			fd = open(UE_DATA, O_RDWR);
+			ASSERT_LE(0, fd);
+			EXPECT_EQ(0, uet_register(fd, "bits_exited u64 w", &sp));
+			close(fd);
+			EXPECT_EQ(0, uet_delete_named("bits_exited"));
+		} else {
+			EXPECT_EQ(0, uet_write_file(UE_DYN, "u:bits_exited u64 w", O_APPEND));
+			EXPECT_EQ(0, uet_write_file(UE_DYN, "-:bits_exited", O_APPEND));
+		}
+	}
+}
+
+/*
  * Events made by dynamic_events or the status page stay when an enable-bit
  * registration of them is dropped; an auto-deleted event stays once the
- * status page or a PERSIST registration takes it
+ * status page or a PERSIST registration takes it, or dynamic_events
+ * registers it: the status page's and dynamic_events' give it a status
+ * byte, which the enable bit's event had not
  */
 TEST_F(bits, other_creators_keep_events)
 {
 	__u64 *w = (__u64 *)self->e.page;
-	static const char * const names[4] = {
-		"bits_kdyn", "bits_ksp", "bits_ksp2", "bits_kpers",
+	static const char * const names[5] = {
+		"bits_kdyn", "bits_ksp", "bits_ksp2", "bits_kpers", "bits_kdyn2",
 	};
 	struct user_status_reg sp;
-	char desc[64];
+	char desc[64], cmd[80], line[80];
 	int fd2, i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		snprintf(desc, sizeof(desc), "%s u32 v", names[i]);
 		track(&self->e, desc);
 		fd2 = open(UE_DATA, O_RDWR);
 		ASSERT_LE(0, fd2);
-		if (i == 0) {
-			char cmd[80];
-
-			snprintf(cmd, sizeof(cmd), "u:%s", desc);
+		snprintf(cmd, sizeof(cmd), "u:%s", desc);
+		snprintf(line, sizeof(line), ":%s\n", names[i]);
+		if (i == 0)
 			ASSERT_EQ(0, uet_write_file(UE_DYN, cmd, O_APPEND));
-		} else if (i == 1) {
+		if (i == 1)
 			ASSERT_EQ(0, uet_register(fd2, desc, &sp));
-		}
 		ASSERT_EQ(0, uet_register_bits(fd2, desc, w, 8, 0, 0, NULL));
-		if (i == 2)
+		/* made by the enable bit: no status byte, not listed */
+		if (i >= 2)
+			EXPECT_EQ(0, uet_count_in(UE_STATUS, line)) TH_LOG("%s", names[i]);
+		if (i == 2) {
+			sp.status_index = 0;
 			ASSERT_EQ(0, uet_register(fd2, desc, &sp));
+			EXPECT_NE(0, sp.status_index);
+		}
+		if (i == 4)
+			ASSERT_EQ(0, uet_write_file(UE_DYN, cmd, O_APPEND));
+		if (i == 2 || i == 4)
+			EXPECT_EQ(1, uet_count_in(UE_STATUS, line)) TH_LOG("%s", names[i]);
 		if (i == 3)
 			ASSERT_EQ(0, uet_register_bits(fd2, desc, w, 8, 1,
 						       USER_EVENT_REG_PERSIST, NULL));
@@ -1576,6 +1691,66 @@ TEST_F(nobody, persist_needs_cap_perfmon)
 	EXPECT_FALSE(uet_event_exists("user_events", "bits_nobody"));
 	EXPECT_TRUE(uet_event_exists("user_events", "bits_pers_root"));
 	EXPECT_EQ(0, uet_delete(self->e.fd, "bits_pers_root"));
+}
+
+/*
+ * In a child that keeps only the capabilities @caps (uid 0 still): a PERSIST
+ * registration of bits_capk, then its deletion; 0 when both give @want
+ * (0 or -EPERM), else the step that did not
+ */
+static int persist_with_caps(void *w, __u64 caps, int want)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 100;
+	if (!pid) {
+		if (uet_caps_only(caps))
+			_exit(1);
+		fd = open(UE_DATA, O_RDWR);
+		if (fd < 0)
+			_exit(2);
+		if (uet_register_bits(fd, "bits_capk u32 v", w, 8, 0, USER_EVENT_REG_PERSIST,
+				      NULL) != want)
+			_exit(3);
+		if (!want && uet_unregister_bits(fd, w, 0))
+			_exit(4);
+		close(fd);
+		if (!want)
+			_exit(uet_delete_named("bits_capk") ? 5 : 0);
+		/* root made it: the child's delete is refused */
+		_exit(uet_delete_named("bits_capk") != -EPERM ? 6 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 101;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * CAP_PERFMON alone is enough for PERSIST and for deleting such an event
+ * (CAP_SYS_ADMIN too, as wherever the kernel asks for CAP_PERFMON); root
+ * without either gets EPERM for both
+ */
+TEST_F(nobody, persist_with_cap_perfmon_only)
+{
+	__u64 *w = (__u64 *)self->e.page;
+	int fd2;
+
+	track(&self->e, "bits_capk");
+	EXPECT_EQ(0, persist_with_caps(w, 1ULL << CAP_PERFMON, 0));
+	EXPECT_FALSE(uet_event_exists("user_events", "bits_capk"));
+	EXPECT_EQ(0, persist_with_caps(w, 1ULL << CAP_SYS_ADMIN, 0));
+	EXPECT_FALSE(uet_event_exists("user_events", "bits_capk"));
+	fd2 = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, uet_register_bits(fd2, "bits_capk u32 v", w, 8, 1,
+				       USER_EVENT_REG_PERSIST, NULL));
+	ASSERT_EQ(0, uet_unregister_bits(fd2, w, 1));
+	close(fd2);
+	EXPECT_EQ(0, persist_with_caps(w, 1ULL << CAP_DAC_OVERRIDE, -EPERM));
+	EXPECT_TRUE(uet_event_exists("user_events", "bits_capk"));
+	EXPECT_EQ(0, uet_delete(self->e.fd, "bits_capk"));
 }
 
 /* USER_EVENT_REG_MULTI_FORMAT ----------------------------------------------- */
@@ -1679,8 +1854,17 @@ TEST_F(bits, multi_format)
 	/* still decoded, by the name of the event that wrote it */
 	snprintf(want, sizeof(want), "%s:", dirs[a]);
 	EXPECT_TRUE(trace_line_has(" a=7\n", want)) TH_LOG("no '%s a=7' in trace", want);
-	for (i = 0; i < 2; i++)
+	/* deleted on purpose: retired, their format under user_events_multi_retired */
+	for (i = 0; i < 2; i++) {
+		char path[512];
+		int id = uet_event_id(MULTI, left[i]);
+
+		EXPECT_LT(0, id);
 		EXPECT_EQ(0, uet_delete(self->e.fd, left[i])) TH_LOG("%s", left[i]);
+		uet_retired_dir("", MULTI, left[i], id, path, sizeof(path) - 8);
+		strcat(path, "/format");
+		EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s: %s", path, strerror(errno));
+	}
 	EXPECT_EQ(0, multi_dirs("bits_mf", left, 4));
 }
 
@@ -1751,6 +1935,43 @@ TEST_F(sysctl, bounds_user_events)
 	drop_fd(&self->e, fd2);
 	ASSERT_FALSE(uet_event_exists("user_events", "bits_max1"));
 	EXPECT_EQ(0, reg(&self->e, "bits_max2 u32 v", w, 8, 2, NULL));
+}
+
+/*
+ * A delete never fails for want of room: at kernel.user_events_max, an
+ * event whose record the buffer holds is retired. The retired event counts
+ * against the max: a new event is EMFILE while the buffer holds the record;
+ * once it is cleared, the registration removes the retired event at once,
+ * without the grace, and goes through.
+ */
+TEST_F(sysctl, retired_count_against_max)
+{
+	struct user_status_reg sp;
+	char text[32], path[512];
+	int fd2, id;
+
+	fd2 = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd2);
+	track(&self->e, "bits_ret");
+	track(&self->e, "bits_ret2");
+	ASSERT_EQ(0, uet_register(fd2, "bits_ret u32 v", &sp));
+	ASSERT_EQ(0, uet_enable("", "bits_ret", 1));
+	EXPECT_EQ(8, emit(fd2, sp.write_index, 1));
+	ASSERT_EQ(0, uet_enable("", "bits_ret", 0));
+	close(fd2);
+	id = uet_event_id("user_events", "bits_ret");
+	ASSERT_LT(0, id);
+	snprintf(text, sizeof(text), "%d", count_user_events());
+	ASSERT_EQ(0, uet_write_file(MAX_SYSCTL, text, O_TRUNC));
+	ASSERT_EQ(0, uet_delete(self->e.fd, "bits_ret"));
+	uet_retired_dir("", "user_events", "bits_ret", id, path, sizeof(path));
+	ASSERT_EQ(0, access(path, F_OK));
+	EXPECT_EQ(-EMFILE, uet_register(self->e.fd, "bits_ret2 u32 v", &sp));
+	EXPECT_EQ(0, access(path, F_OK));
+	EXPECT_EQ(1, uet_trace_count("bits_ret: v=1\n"));
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(0, uet_register(self->e.fd, "bits_ret2 u32 v", &sp));
+	EXPECT_EQ(-1, access(path, F_OK));
 }
 
 /* Swapped out: a zram swap device, set up and torn down here ------------ */

@@ -234,12 +234,13 @@ TEST_F(bpf, iter_iovecs)
 	EXPECT_EQ(0xfeed, seen.a);
 }
 
-/* BPF_ITER, write(): one user buffer, handed over as udata */
+/* BPF_ITER, write() or a writev() of one segment: one user buffer, as udata */
 TEST_F(bpf, iter_one_buffer)
 {
 	struct user_status_reg reg;
 	struct uet_seen seen;
 	__u32 buf[3];
+	struct iovec one = { buf, sizeof(buf) };
 
 	reg_attach(_metadata, self, "bpf_w", "bpf_w:BPF_ITER u32 a; u32 b",
 		   uet_bpf_load_seen_iter(self->map), &reg);
@@ -253,6 +254,14 @@ TEST_F(bpf, iter_one_buffer)
 	EXPECT_EQ(USER_BPF_DATA_USER, seen.b);
 	EXPECT_EQ(8, seen.len);
 	EXPECT_EQ(0xc0ffee, seen.a);
+
+	buf[1] = 0xbeef;
+	ASSERT_EQ(12, writev(self->fd, &one, 1));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
+	EXPECT_EQ(2, seen.count);
+	EXPECT_EQ(USER_BPF_DATA_USER, seen.b);
+	EXPECT_EQ(8, seen.len);
+	EXPECT_EQ(0xbeef, seen.a);
 
 	close(self->perf);
 	self->perf = -1;
@@ -368,6 +377,112 @@ TEST_F(bpf, iter_context_bounds)
 	EXPECT_EQ(0, uet_delete(self->fd, "bpf_z2"));
 }
 
+/*
+ * BPF_ITER: the payload is not checked for the program, which reads it
+ * where it is: a __rel_loc pointing past the record is the program's to
+ * bound. A consumer that copies the record (ftrace here) has it checked.
+ */
+TEST_F(bpf, iter_payload_unchecked)
+{
+	struct user_status_reg reg;
+	struct uet_seen seen;
+	__u32 buf[3];
+
+	reg_attach(_metadata, self, "bpf_u", "bpf_u:BPF_ITER u32 a; __rel_loc char[] s",
+		   uet_bpf_load_seen_iter(self->map), &reg);
+	buf[0] = reg.write_index;
+	buf[1] = 0x600d;
+	buf[2] = 100 << 16 | 40;	/* 100 bytes, 40 past the record's end */
+	ASSERT_EQ(12, write(self->fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
+	EXPECT_EQ(1, seen.count);
+	EXPECT_EQ(0x600d, seen.a);
+	EXPECT_EQ(8, seen.len);
+
+	ASSERT_EQ(0, uet_enable("", "bpf_u", 1));
+	EXPECT_EQ(-1, write(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, uet_enable("", "bpf_u", 0));
+}
+
+/*
+ * A program that counts its runs and returns @ret, whatever its context:
+ * 0 drops the write's perf samples, anything else keeps them
+ */
+static int load_count_ret(int map, int ret)
+{
+	struct bpf_insn prog[] = {
+		ST_IMM(BPF_W, 10, -4, 0), LD_MAP(1, map), LD_IMM_HI(),
+		MOV_REG(2, 10), ADD_IMM(2, -4), CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 2),
+		MOV_IMM(1, 1),
+		LOCK_ADD(0, 1, 0),
+		MOV_IMM(0, ret),
+		EXIT(),
+	};
+
+	return uet_bpf_load(prog, ARRAY_SIZE(prog));
+}
+
+/*
+ * A program returning 0 drops the perf samples of the write, as for any
+ * tracepoint; returning non-zero, a perf event sampling the event gets the
+ * record, for the standard context and for BPF_ITER (a copy made then)
+ */
+TEST_F(bpf, return_value_and_samples)
+{
+	static const char * const desc[2] = { "bpf_r u32 a; u32 b", "bpf_r:BPF_ITER u32 a; u32 b" };
+	struct uet_ring ring = { .meta = NULL };
+	struct perf_event_header *hdr;
+	struct user_status_reg reg;
+	struct uet_seen seen;
+	int k, sampler, fd2;
+	__u32 buf[3];
+
+	self->name = "bpf_r";
+	for (k = 0; k < 4; k++) {
+		int iter = k / 2, ret = k % 2;
+
+		if (k == 2) {
+			/* the BPF_ITER event of the name */
+			fd2 = open(UE_DATA, O_RDWR);
+			close(self->fd);
+			ASSERT_EQ(0, uet_delete(fd2, "bpf_r"));
+			self->fd = fd2;
+		}
+		ASSERT_EQ(0, uet_register(self->fd, desc[iter], &reg));
+		sampler = uet_perf_open(uet_tracepoint_id("bpf_r"), 0, -1, 1);
+		ASSERT_LE(0, sampler);
+		ASSERT_EQ(0, uet_ring_map(&ring, sampler, 1));
+		self->prog = load_count_ret(self->map, ret);
+		ASSERT_LE(0, self->prog);
+		self->perf = uet_bpf_attach("bpf_r", self->prog);
+		ASSERT_LE(0, self->perf);
+
+		buf[0] = reg.write_index;
+		buf[1] = 0x1234 + k;
+		buf[2] = k;
+		ASSERT_EQ(12, write(self->fd, buf, sizeof(buf)));
+		ASSERT_EQ(0, uet_bpf_map_read(self->map, 0, &seen));
+		EXPECT_EQ(k + 1, seen.count) TH_LOG("iter %d, return %d: program runs", iter, ret);
+		if (!ret) {
+			EXPECT_EQ(0, uet_ring_head(&ring)) TH_LOG("iter %d: a sample", iter);
+		} else {
+			ASSERT_LT(0, uet_ring_head(&ring)) TH_LOG("iter %d: no sample", iter);
+			hdr = (void *)ring.data;
+			EXPECT_EQ(PERF_RECORD_SAMPLE, hdr->type);
+			/* u32 size, 8-byte common header, then the payload */
+			EXPECT_EQ(0x1234 + k, *(__u32 *)((char *)(hdr + 1) + 4 + 8));
+		}
+		uet_ring_unmap(&ring);
+		close(sampler);
+		close(self->perf);
+		self->perf = -1;
+		close(self->prog);
+		self->prog = -1;
+	}
+}
+
 /* A BPF_ITER program and ftrace at once: both see every write */
 TEST_F(bpf, iter_with_ftrace)
 {
@@ -423,7 +538,8 @@ static int consumer(int c, int on, int prog, int *fds)
 /*
  * ftrace enable (0), a hist trigger (1), a perf event (2) and a BPF program
  * (3) attach and detach in different orders: after each step the status
- * byte is the OR of what is attached.
+ * byte is the OR of what is attached. A delete is refused (EBUSY) while
+ * any is attached, and goes through once none is.
  */
 TEST_F_TIMEOUT(bpf, status_any_order, 300)
 {
@@ -431,14 +547,18 @@ TEST_F_TIMEOUT(bpf, status_any_order, 300)
 		{ 0, 1, 2, 3 }, { 3, 2, 1, 0 }, { 1, 3, 0, 2 }, { 2, 0, 3, 1 },
 	};
 	struct user_status_reg reg;
-	int on[4], fds[4], r, i, c, want;
+	int on[4], fds[4], r, i, c, want, fd2;
 
 	self->name = "bpf_o";
-	ASSERT_EQ(0, uet_register(self->fd, "bpf_o u32 a; u32 b", &reg));
 	self->prog = uet_bpf_load_seen_standard(self->map);
 	ASSERT_LE(0, self->prog);
 	memset(on, 0, sizeof(on));
 	for (r = 0; r < 4; r++) {
+		/* held by no fd: only a consumer keeps a delete off */
+		fd2 = open(UE_DATA, O_RDWR);
+		ASSERT_LE(0, fd2);
+		ASSERT_EQ(0, uet_register(fd2, "bpf_o u32 a; u32 b", &reg));
+		close(fd2);
 		for (i = 0; i < 8; i++) {
 			/* attach in rotation r, then detach as detach[r] says */
 			c = i < 4 ? (r + i) % 4 : detach[r][i - 4];
@@ -448,8 +568,15 @@ TEST_F_TIMEOUT(bpf, status_any_order, 300)
 			       (on[2] || on[3] ? EVENT_STATUS_PERF : 0);
 			ASSERT_EQ(want, self->page[reg.status_index])
 				TH_LOG("round %d, step %d (consumer %d)", r, i, c);
+			if (i < 7) {
+				EXPECT_EQ(-EBUSY, uet_delete_named("bpf_o"))
+					TH_LOG("round %d, step %d (consumer %d)", r, i, c);
+			}
 		}
+		EXPECT_EQ(0, uet_delete_named("bpf_o")) TH_LOG("round %d", r);
 	}
+	/* the teardown's delete finds it */
+	ASSERT_EQ(0, uet_register(self->fd, "bpf_o u32 a; u32 b", &reg));
 }
 
 UE_HARNESS_MAIN

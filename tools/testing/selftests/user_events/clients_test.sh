@@ -51,8 +51,8 @@ bpf_desc+=' char b_char; unsigned char b_uchar; char[8] b_chars'
 events="clients_cnt clients_all clients_bpf"
 
 # Per field of clients_all: check name, field, value written, value the
-# tools print (libtraceevent prints __print_hex as "de ad be ef"; the
-# kernel's own trace file as "deadbeef": both are accepted)
+# tools print (byte arrays and structs through __print_hex_str(), which
+# libtraceevent prints as the kernel's trace file does: "deadbeef")
 all_fields=(
 	"u8 a_u8 200 200"
 	"s8 a_s8 -100 -100"
@@ -69,11 +69,11 @@ all_fields=(
 	"unsigned_short a_ushort 65535 65535"
 	"unsigned_int a_uint 4294967295 4294967295"
 	"char_array a_chars abcdefg abcdefg"
-	"unsigned_char_array a_uchars 0xdeadbeef de_ad_be_ef"
+	"unsigned_char_array a_uchars 0xdeadbeef deadbeef"
 	"data_loc_string a_dstr hello_data_loc hello_data_loc"
 	"rel_loc_string a_rstr hello_rel_loc hello_rel_loc"
-	"struct a_struct 0x0102030405fe 01_02_03_04_05_fe"
-	"data_loc_bytes a_dbytes 0xcafe ca_fe"
+	"struct a_struct 0x0102030405fe 0102030405fe"
+	"data_loc_bytes a_dbytes 0xcafe cafe"
 )
 # The same for clients_bpf, which bpftrace prints as "field=value"
 bpf_fields=(

@@ -79,12 +79,13 @@ static const struct ue_desc_case ue_desc_cases[] = {
 	{ "bad_bad_flag_sep", "dyn_t:A,,B u32 a", NULL },
 	{ "bad_unbalanced", "dyn_t char[4 a", NULL },
 	/*
-	 * * Found by fuzz_test: a long type word was cut at 31 characters.
-	 * Leading          * zeros are refused in hex too, as Linux's own
-	 * selftest expects of char[0x0000000000001]: the long word is an error.
+	 * Found by fuzz_test: a long type word was cut at 31 characters.
+	 * Leading zeros are refused in hex too, however many: the long word is
+	 * an error.
 	 */
 	{ "bad_long_hex", "dyn_t char[0x0000000000000000000000010] a", NULL },
 	{ "bad_hex_leading_zero", "dyn_t char[0x014] a", NULL },
+	{ "bad_hex_leading_zeros", "dyn_t char[0x0000000000001] a", NULL },
 	{ "chars_hex_upper", "dyn_t char[0X1f] a", "dyn_t char[31] a" },
 	{ "bad_long_type_junk", "dyn_t char[0x00000000000000000000001]JUNK a", NULL },
 	/* Sizes are decimal or 0x hex: no leading 0 (octal in C), no sign */
@@ -107,8 +108,30 @@ static const struct ue_desc_case ue_desc_cases[] = {
 	{ "bad_latin1_name", "dyn_t\xe9 u32 a", NULL },
 	{ "bad_latin1_field", "dyn_t u32 a\xe9", NULL },
 	{ "bad_latin1_flag", "dyn_t:BPF_ITER\xc0 u32 a", NULL },
-	/* Only space, tab and newline separate words */
+	/*
+	 * Only space, tab and newline separate words: other white space is an
+	 * invalid character (dyn_test cannot send a newline inside a command:
+	 * ftrace_test's register_reuse sends one through the ioctl)
+	 */
 	{ "bad_vtab_separator", "dyn_t u32\va", NULL },
+	{ "bad_formfeed_separator", "dyn_t u32\fa", NULL },
+	{ "bad_cr_separator", "dyn_t u32\ra", NULL },
+	{ "bad_nbsp_separator", "dyn_t u32\240a", NULL },
+	/*
+	 * Field names: 1 to 255 characters, as event names (struct type names
+	 * too: dyn_test's name_lengths, for the command's encoder keeps 72)
+	 */
+	{ "field_name_255",
+	  "dyn_t u32 nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn",
+	  "dyn_t u32 nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+	},
+	{ "bad_field_name_256",
+	  "dyn_t u32 nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn",
+	  NULL },
+	/* Loc arrays of wider elements */
+	{ "rel_loc_u16", "dyn_t __rel_loc u16[] a", "dyn_t __rel_loc u16[] a" },
+	{ "data_loc_s32", "dyn_t __data_loc s32[] a", "dyn_t __data_loc s32[] a" },
+	{ "rel_loc_u64", "dyn_t __rel_loc u64[] a", "dyn_t __rel_loc u64[] a" },
 	/* The record's header fields are common_*; filters must not see two */
 	{ "bad_common_field", "dyn_t u32 common_pid", NULL },
 };

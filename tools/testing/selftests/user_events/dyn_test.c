@@ -80,9 +80,14 @@ TEST_F(dyn, create)
 	free(all);
 }
 
+/*
+ * Event names and struct type names: 255 characters, not 256 (field names:
+ * desc_cases.h)
+ */
 TEST(name_lengths)
 {
 	char cmd[600];
+	int len;
 
 	if (uet_skip(_metadata, 0))
 		return;
@@ -99,6 +104,15 @@ TEST(name_lengths)
 	memcpy(cmd, "u:", 2);
 	snprintf(cmd + 2 + 256, sizeof(cmd) - 258, " u32 a");
 	EXPECT_EQ(-EINVAL, uet_write_file(UE_DYN, cmd, O_APPEND));
+
+	for (len = 255; len <= 256; len++) {
+		snprintf(cmd, sizeof(cmd), "u:dyn_t struct %0*d a 4", len, 0);
+		memset(cmd + strlen("u:dyn_t struct "), 't', len);
+		EXPECT_EQ(len == 255 ? 0 : -EINVAL, uet_write_file(UE_DYN, cmd, O_APPEND))
+			TH_LOG("a struct type name of %d characters", len);
+		EXPECT_EQ(len == 255, dyn_has("dyn_t"));
+		uet_write_file(UE_DYN, "-:dyn_t", O_APPEND);
+	}
 }
 
 /* 511 description bytes are fine (512 with the NUL); 512 are not */
@@ -194,7 +208,10 @@ TEST(canonical_limit)
 	uet_write_file(UE_DYN, "-:dyn_c", O_APPEND);
 }
 
-/* !u:name fields deletes only when the fields match; -:name and -:system/name */
+/*
+ * !u:name[:flags] fields deletes only when the flags and fields given match;
+ * -:name and -:system/name
+ */
 TEST(delete_matching)
 {
 	if (uet_skip(_metadata, 0))
@@ -204,6 +221,12 @@ TEST(delete_matching)
 	static const struct { const char *make, *del; int match; } steps[] = {
 		{ "u:dyn_d u32 a; char[4] b", "!u:dyn_d u32 a", 0 },
 		{ NULL, "!u:dyn_d u32  a;char[4] b;", 1 },
+		{ "u:dyn_d:BPF_ITER u32 a", "!u:dyn_d:OTHER u32 a", 0 },
+		{ NULL, "!u:dyn_d:BPF_ITER,OTHER u32 a", 0 },
+		{ NULL, "!u:dyn_d:BPF_ITER u32 a", 1 },
+		{ "u:dyn_d:BPF_ITER u32 a", "!u:dyn_d u32 a", 1 },
+		{ "u:dyn_d u32 a", "!u:dyn_d:BPF_ITER u32 a", 0 },
+		{ NULL, "!u:dyn_d", 1 },
 		{ "u:dyn_d u32 a", "!u:dyn_d", 1 },
 		{ "u:dyn_d u32 a", "-:kprobes/dyn_d", 0 },
 		{ NULL, "-:user_events/dyn_d", 1 },
@@ -233,18 +256,31 @@ TEST(recreate)
 	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:dyn_r", O_APPEND));
 }
 
-/* The caret of the last error_log entry sits under @word of @cmd */
-static int caret_under(const char *cmd, const char *word)
+/*
+ * The caret of the last error_log entry sits under @word of @cmd, a line of
+ * dynamic_events ("u:...") or, when @ioctl, a description for DIAG_IOCSREG;
+ * its message contains @msg unless NULL. 0, or what was wrong.
+ */
+static int caret_msg(const char *cmd, const char *word, bool ioctl, const char *msg)
 {
+	int want = (int)(strstr(cmd, word) - cmd), col, ret, fd;
+	struct user_status_reg reg;
 	char *log, *c, *line;
-	int want = (int)(strstr(cmd, word) - cmd), col;
 
 	uet_write_file(TRACEFS "error_log", "", O_TRUNC);
-	if (uet_write_file(UE_DYN, cmd, O_APPEND) != -EINVAL)
+	if (ioctl) {
+		fd = open(UE_DATA, O_RDWR);
+		ret = fd < 0 ? -errno : uet_register(fd, cmd, &reg);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ret = uet_write_file(UE_DYN, cmd, O_APPEND);
+	}
+	if (ret != -EINVAL)
 		return -1;
 	log = uet_read_file(TRACEFS "error_log");
 	c = log ? strstr(log, "  Command: ") : NULL;
-	if (!c) {
+	if (!c || (msg && !strstr(log, msg))) {
 		free(log);
 		return -2;
 	}
@@ -254,16 +290,30 @@ static int caret_under(const char *cmd, const char *word)
 	return col == want ? 0 : col;
 }
 
+static int caret_under(const char *cmd, const char *word)
+{
+	return caret_msg(cmd, word, false, NULL);
+}
+
+/* The message of a long field, as error_log shows it */
+#define LONG_ERR "user_events: error: long differs between ABIs; use s32/s64/u32/u64"
+
+/*
+ * error_log has each error of a description with a caret under the
+ * offending word, from dynamic_events and from the ioctl alike
+ */
 TEST(error_log_caret)
 {
 	if (uet_skip(_metadata, 0))
 		return;
 
-	EXPECT_EQ(0, caret_under("u:dyn_e u32 a; long b", "long"));
+	EXPECT_EQ(0, caret_msg("u:dyn_e u32 a; long b", "long", false, LONG_ERR));
 	EXPECT_EQ(0, caret_under("u:dyn_e u32 a; u128 b", "u128"));
 	EXPECT_EQ(0, caret_under("u:9dyn_e u32 a", "9dyn_e"));
 	EXPECT_EQ(0, caret_under("u:dyn_e u32 a 4", "4"));
 	EXPECT_EQ(0, caret_under("u:dyn_e char[2000] s", "char[2000]"));
+	EXPECT_EQ(0, caret_msg("dyn_e u32 a; long b", "long", true, LONG_ERR));
+	EXPECT_EQ(0, caret_msg("dyn_e u32 a; u32 b 4", "4", true, NULL));
 	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
 }
 
@@ -311,6 +361,31 @@ TEST(system_forms)
 	EXPECT_EQ(-ENOENT, uet_write_file(UE_DYN, "u:user_events_nosuchgrp/dyn_s u32 a",
 					  O_APPEND));
 	EXPECT_EQ(0, uet_write_file(TRACEFS "error_log", "", O_TRUNC));
+}
+
+/*
+ * The enable file of events/user_events/ enables the events that exist when
+ * it is written; an event created after it stays disabled
+ */
+TEST(created_after_system_enable)
+{
+	char *on;
+
+	if (uet_skip(_metadata, 0))
+		return;
+
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:dyn_t u32 a", O_APPEND));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/enable", "1", O_TRUNC));
+	on = uet_read_file(TRACEFS "events/user_events/dyn_t/enable");
+	EXPECT_STREQ("1\n", on ?: "");
+	free(on);
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "u:dyn_a u32 a", O_APPEND));
+	on = uet_read_file(TRACEFS "events/user_events/dyn_a/enable");
+	EXPECT_STREQ("0\n", on ?: "");
+	free(on);
+	EXPECT_EQ(0, uet_write_file(TRACEFS "events/user_events/enable", "0", O_TRUNC));
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:dyn_a", O_APPEND));
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:dyn_t", O_APPEND));
 }
 
 UE_HARNESS_MAIN

@@ -6,17 +6,19 @@
 # over its loopback (127.0.0.1; vsock's loopback, CID 1, for -V): a
 # collector runs "trace-cmd listen", the traced side "trace-cmd record -N"
 # while ue_emit writes events through both ABIs, in the default group and
-# a tenant group, with a __rel_loc string, a multi-format event and
-# negative s8/s16 fields. Then the two sides of a late event: one created
-# after the recording started (what happens today), and the same event
-# pre-registered with "user_events register -f" before it (the answer).
+# a tenant group, with a __rel_loc string, a multi-format event, negative
+# s8/s16 fields and every other field type. Then the two sides of a late
+# event: one created after the recording started (what happens today), and
+# the same event pre-registered with "user_events register -f" before it
+# (the answer).
 #
 # The files the collector received, and what every field must read, go to
 # $VM_EXPORT/fleet (scripts/vm-run --export; else a directory under /tmp),
 # where fleet_report.sh decodes them with another trace-cmd: make check runs
 # it on the host, whose trace-cmd never saw this machine's tracefs. The
 # checks here are those of this side: the collector listening, each
-# recording done and its file received, its writers done.
+# recording done and its file received, its writers done, and the late
+# event's writer finding nobody attached.
 #
 # Tools: $TRACE_CMD (default trace-cmd from PATH); the user_events command
 # next to this test ($USER_EVENTS_CMD). Prints KTAP; exits 0 when every
@@ -51,6 +53,15 @@ bits_desc='fleet_bits s8 b_s8; s16 b_s16; __rel_loc char[] b_rel; u16 b_u16'
 bits_vals=(b_s8=-1 b_s16=-2 "b_rel=enable bit" b_u16=65535)
 multi_desc='fleet_multi s16 m_s16; __rel_loc char[] m_rel; s8 m_s8'
 multi_vals=(m_s16=-12345 "m_rel=multi format" m_s8=-128)
+# the field types the others have not: as written, and as decoded (bytes
+# in hex, two digits a byte)
+types_desc='fleet_types u8 t_u8; s64 t_s64; char t_char; short t_short; int t_int;'
+types_desc+=' unsigned char t_uchar; unsigned short t_ushort; unsigned int t_uint;'
+types_desc+=' unsigned char[4] t_hex; struct fleet_pair t_struct 6; __data_loc u8[] t_bytes'
+types_vals=(t_u8=200 t_s64=-9000000000000000000 t_char=-5 t_short=-1234 t_int=-123456
+	    t_uchar=250 t_ushort=65535 t_uint=4294967295 t_hex=0xdeadbeef
+	    t_struct=0x0102030405fe t_bytes=0xcafe)
+types_want=("${types_vals[@]:0:8}" t_hex=deadbeef t_struct=0102030405fe t_bytes=cafe)
 group=fleet
 gdir=$tracefs/user_groups/$group
 gst_desc='fleet_gst s8 g_s8; __rel_loc char[] g_rel'
@@ -68,8 +79,8 @@ anchor_desc='fleet_anchor u32 n'
 
 # setup, collector up, then per recording (main, vsock, late today,
 # pre-registered): recorded with its writers done, file received; the
-# late event's pre-registration and its deletion
-plan=$((2 + 4 * 2 + 2))
+# late event's writer finding nobody, its pre-registration and its deletion
+plan=$((2 + 4 * 2 + 3))
 ktap_plan "$plan"
 
 tmp=$(mktemp -d /tmp/fleet_test.XXXXXX) || exit 1
@@ -85,7 +96,7 @@ vlisten_pid=
 delete_all() {
 	local e
 
-	for e in fleet_st fleet_bits fleet_trap fleet_late fleet_anchor; do
+	for e in fleet_st fleet_bits fleet_types fleet_trap fleet_late fleet_anchor; do
 		[ -d "$tracefs/events/user_events/$e" ] || continue
 		echo 0 > "$tracefs/events/user_events/$e/enable" 2>/dev/null
 	done
@@ -93,7 +104,7 @@ delete_all() {
 	# Else they are retired, and their directories go after the grace,
 	# maybe while the next scenario's trace-cmd lists the systems.
 	: > "$tracefs/trace"
-	for e in fleet_st fleet_bits fleet_trap fleet_late fleet_anchor; do
+	for e in fleet_st fleet_bits fleet_types fleet_trap fleet_late fleet_anchor; do
 		echo "-:$e" >> "$tracefs/dynamic_events" 2>/dev/null
 	done
 	for e in fleet_gst fleet_gbits; do
@@ -310,17 +321,18 @@ writer multi -M -n 2 "$multi_desc" "${multi_vals[@]}"
 writer gst -D "$gdir" -n 2 "$gst_desc" "${gst_vals[@]}"
 writer gbits -D "$gdir" -b -n 2 "$gbits_desc" "${gbits_vals[@]}"
 writer trap -n 1 "$trap_desc" "${trap_vals[@]}"
+writer types -n 1 "$types_desc" "${types_vals[@]}"
 # every event exists before the recording starts (its format is copied then)
 wait_for "$tracefs/events/user_events/fleet_st" "$tracefs/events/user_events/fleet_bits" \
-	"$tracefs/events/user_events/fleet_trap" \
+	"$tracefs/events/user_events/fleet_trap" "$tracefs/events/user_events/fleet_types" \
 	"$tracefs/events/user_events_$group/fleet_gst" \
 	"$tracefs/events/user_events_$group/fleet_gbits"
 multi_made() {
 	compgen -G "$tracefs/events/user_events_multi/fleet_multi.*" > /dev/null
 }
 ue_wait 300 "events/user_events_multi/fleet_multi.* to exist" multi_made
-go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done
-record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap}.done -- \
+go_script "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap,types}.done
+record main "$tmp/go-main" "$tmp"/{st,bits,multi,gst,gbits,trap,types}.done -- \
 	-N "127.0.0.1:$port" -t -e user_events -e user_events_multi \
 	-e "user_events_$group"
 received main "$listen_pid" "$tmp/coll" "$tmp/listen.log"
@@ -329,6 +341,7 @@ for seq in 1 2 3; do
 done
 expect main " fleet_st:" "${st_vals[@]}"
 expect main " fleet_bits:" "${bits_vals[@]}"
+expect main " fleet_types:" "${types_want[@]}"
 # The multi-format event's name (fleet_multi.ID) has a dot, which the
 # libtraceevent of trace-cmd and perf (1.7 in Debian 12) cannot parse:
 # fleet_report.sh checks its format travelled and its records arrived,
@@ -388,9 +401,15 @@ chmod +x "$tmp/go-late"
 record late "$tmp/go-late" "$tmp/late0.done" "$tmp/late1.done" "$tmp/anchor.done" -- \
 	-N "127.0.0.1:$port" -t -e user_events
 received late "$listen_pid" "$tmp/coll" "$tmp/listen.log"
-if [ -e "$tmp/late0.recorded" ]; then
-	echo "# late: the writer of the event created late found a consumer"
-	echo "late0_attached" >> "$out/late.facts"
+# created after the recording enabled user_events: nothing attached to it,
+# its writer gave up waiting for a consumer
+if [ ! -e "$tmp/late0.recorded" ] &&
+	grep -q 'wait expired.*a consumer of fleet_late' "$tmp/late0.out" 2>/dev/null; then
+	pass late_writer_found_nobody
+else
+	fail late_writer_found_nobody
+	comment "$tmp/late0.out"
+	[ -e "$tmp/late0.recorded" ] && echo "late0_attached" >> "$out/late.facts"
 fi
 for n in 1 2; do
 	expect late " fleet_anchor:" "n=$n"

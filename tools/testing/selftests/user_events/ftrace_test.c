@@ -35,7 +35,7 @@ FIXTURE_TEARDOWN(ft)
 	static const char * const names[] = { "ft_reuse", "ft_reuse2", "ft_status", "ft_vals",
 				"ft_err", "ft_fault", "ft_del", "ft_scope", "ft_types",
 				"ft_filter", "req_start", "req_end", "ft_big", "ft_gen",
-				"ft_gen_on" };
+				"ft_gen_on", "ft_ints", "ft_strf", "ft_long" };
 	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
@@ -48,7 +48,10 @@ FIXTURE_TEARDOWN(ft)
 	munmap((void *)self->page, getpagesize());
 }
 
-/* Same description: same status byte; write indexes are per fd and dense */
+/*
+ * Same description (white space, newlines included, and a trailing ';' do
+ * not matter): same status byte; write indexes are per fd and dense
+ */
 TEST_F(ft, register_reuse)
 {
 	struct user_status_reg a, b, c, d;
@@ -58,6 +61,9 @@ TEST_F(ft, register_reuse)
 	ASSERT_EQ(0, uet_register(self->fd, "ft_reuse  u32 x;", &b));
 	EXPECT_EQ(a.status_index, b.status_index);
 	EXPECT_EQ(0, a.write_index);
+	EXPECT_EQ(0, b.write_index);
+	ASSERT_EQ(0, uet_register(self->fd, "ft_reuse\nu32\n\tx\n", &b));
+	EXPECT_EQ(a.status_index, b.status_index);
 	EXPECT_EQ(0, b.write_index);
 	EXPECT_NE(0, a.status_index);
 	ASSERT_EQ(0, uet_register(self->fd, "ft_reuse2", &c));
@@ -160,9 +166,30 @@ static void fill_vals(struct vals *v, int idx)
 
 #define VALS_DESC "ft_vals u32 a; s32 b; char[8] c; __rel_loc char[] s; __data_loc char[] d"
 
+/* @v as a @size-byte integer at @off of @rec, in the machine's byte order */
+static void put_int(unsigned char *rec, int off, long long v, int size)
+{
+	__u8 v8 = v;
+	__u16 v16 = v;
+	__u32 v32 = v;
+
+	memcpy(rec + off, size == 1 ? (void *)&v8 : size == 2 ? (void *)&v16 :
+	       size == 4 ? (void *)&v32 : (void *)&v, size);
+}
+
+/* The C integer types, as trace prints them: decimal, signed or not */
+#define INTS_DESC "ft_ints char a; short b; int c; unsigned char d; unsigned short e; " \
+	"unsigned int f"
+
+/*
+ * A record's fields in trace: every kind of field, each decoded; write()
+ * and writev() of the same bytes give the same record
+ */
 TEST_F(ft, write_reaches_trace)
 {
 	struct user_status_reg reg;
+	unsigned char n[18];
+	struct iovec io[3];
 	struct vals v;
 
 	ASSERT_EQ(0, uet_register(self->fd, VALS_DESC, &reg));
@@ -171,6 +198,56 @@ TEST_F(ft, write_reaches_trace)
 	ASSERT_EQ(sizeof(v), write(self->fd, &v, sizeof(v)));
 	EXPECT_EQ(1, uet_trace_count("ft_vals: a=7 b=-3 c=abc s=hello d=world\n"))
 		TH_LOG("trace: %s", uet_read_file(TRACEFS "trace"));
+	/* the same bytes through writev(), cut anywhere: the same record */
+	io[0] = (struct iovec){ &v, 3 };
+	io[1] = (struct iovec){ (char *)&v + 3, 15 };
+	io[2] = (struct iovec){ (char *)&v + 18, sizeof(v) - 18 };
+	ASSERT_EQ(sizeof(v), writev(self->fd, io, 3));
+	EXPECT_EQ(2, uet_trace_count("ft_vals: a=7 b=-3 c=abc s=hello d=world\n"));
+
+	ASSERT_EQ(0, uet_register(self->fd, INTS_DESC, &reg));
+	ASSERT_EQ(0, uet_enable("", "ft_ints", 1));
+	/* the index, then a (offset 4), b 5, c 7, d 11, e 12, f 14: packed */
+	put_int(n, 0, reg.write_index, 4);
+	put_int(n, 4, -1, 1);
+	put_int(n, 5, -2, 2);
+	put_int(n, 7, -3, 4);
+	put_int(n, 11, 250, 1);
+	put_int(n, 12, 65000, 2);
+	put_int(n, 14, 4000000000u, 4);
+	ASSERT_EQ(sizeof(n), write(self->fd, n, sizeof(n)));
+	EXPECT_EQ(1, uet_trace_count("ft_ints: a=-1 b=-2 c=-3 d=250 e=65000 f=4000000000\n"))
+		TH_LOG("trace: %s", uet_read_file(TRACEFS "trace"));
+}
+
+/*
+ * Writes of index @idx and @len payload bytes that lie on a page that is
+ * not mapped: a writev() whose second iovec is there, and a write() of one
+ * buffer whose index ends the page before it. 0 when both take all their
+ * bytes, the first errno (as -errno) when they fail alike, else -EPROTO.
+ */
+static int unreadable_payloads(int fd, __u32 idx, size_t len)
+{
+	long page = getpagesize();
+	struct iovec io[2];
+	ssize_t a, b;
+	int ea, eb;
+	char *p;
+
+	p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || munmap(p + page, page))
+		return -EPROTO;
+	io[0] = (struct iovec){ &idx, sizeof(idx) };
+	io[1] = (struct iovec){ p + page, len };
+	a = writev(fd, io, 2);
+	ea = errno;
+	memcpy(p + page - sizeof(idx), &idx, sizeof(idx));
+	b = write(fd, p + page - sizeof(idx), sizeof(idx) + len);
+	eb = errno;
+	munmap(p, page);
+	if (a == (ssize_t)(sizeof(idx) + len) && b == a)
+		return 0;
+	return a == -1 && b == -1 && ea == eb ? -ea : -EPROTO;
 }
 
 /* Every error a write can get, and nothing recorded for any of them */
@@ -186,7 +263,11 @@ TEST_F(ft, write_errors)
 	/* nothing attached: accepted, not recorded */
 	EXPECT_EQ(sizeof(v), write(self->fd, &v, sizeof(v)));
 	EXPECT_EQ(0, uet_trace_count("ft_vals:"));
+	/* nor read: a payload that cannot be read is taken all the same */
+	EXPECT_EQ(0, unreadable_payloads(self->fd, reg.write_index, sizeof(v) - 4));
 	ASSERT_EQ(0, uet_enable("", "ft_vals", 1));
+	EXPECT_EQ(-EFAULT, unreadable_payloads(self->fd, reg.write_index, sizeof(v) - 4));
+	EXPECT_EQ(0, uet_trace_count("ft_vals:"));
 
 	v.idx = -1;
 	EXPECT_EQ(-1, write(self->fd, &v, sizeof(v)));
@@ -275,13 +356,19 @@ TEST_F(ft, faulting_pages)
 	close(mfd);
 }
 
-/* Delete: EBUSY while an fd holds the event or ftrace is attached */
+/*
+ * Delete: EBUSY while an fd holds the event or ftrace is attached. An event
+ * enabled but never recorded goes at once, type id and all: not retired.
+ */
 TEST_F(ft, delete_rules)
 {
 	struct user_status_reg reg;
-	int fd2;
+	char retired[256];
+	int fd2, id;
 
 	ASSERT_EQ(0, uet_register(self->fd, "ft_del u32 x", &reg));
+	id = uet_event_id("user_events", "ft_del");
+	ASSERT_LT(0, id);
 	fd2 = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-EBUSY, uet_delete(fd2, "ft_del"));
@@ -293,6 +380,8 @@ TEST_F(ft, delete_rules)
 	EXPECT_EQ(0, uet_delete(fd2, "ft_del"));
 	EXPECT_EQ(-ENOENT, uet_delete(fd2, "ft_del"));
 	EXPECT_NE(0, access(TRACEFS "events/user_events/ft_del", F_OK));
+	uet_retired_dir("", "user_events", "ft_del", id, retired, sizeof(retired));
+	EXPECT_NE(0, access(retired, F_OK)) TH_LOG("%s exists", retired);
 	close(fd2);
 }
 
@@ -474,7 +563,7 @@ static int gen_write(int fd, __u32 idx, __u32 n)
  * A record goes into the ring buffer directly only while nothing of the
  * generic layer (trace_event_buffer_reserve/commit) would act on it, and
  * the two ways give the same trace line; each feature of that layer still
- * acts: a filter, soft disable, pid filtering, stack traces.
+ * acts: a filter, soft disable, pid filtering, kernel and user stack traces.
  */
 TEST_F(ft, generic_layer)
 {
@@ -554,14 +643,31 @@ TEST_F(ft, generic_layer)
 	EXPECT_EQ(1, uet_trace_count("<stack trace>"));
 	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 6));
 	EXPECT_EQ(1, uet_trace_count("<stack trace>"));
+
+	/* and the writer's user stack */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "options/userstacktrace", "1", O_TRUNC));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 7));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "options/userstacktrace", "0", O_TRUNC));
+	EXPECT_EQ(1, gen_line(7, generic, sizeof(generic)));
+	EXPECT_EQ(1, uet_trace_count("<user stack trace>"));
+	ASSERT_EQ(0, gen_write(self->fd, reg.write_index, 8));
+	EXPECT_EQ(1, gen_line(8, generic, sizeof(generic)));
+	EXPECT_EQ(1, uet_trace_count("<user stack trace>"));
 	EXPECT_EQ(0, uet_enable("", "ft_gen", 0));
 }
 
-/* Filters and histograms work on the fields like on any trace event */
+/*
+ * Filters and histograms work on the fields like on any trace event;
+ * string filters on char[N] and on both kinds of string loc
+ */
 TEST_F(ft, filter_and_hist)
 {
+	static const char * const words[][2] = {
+		{ "keep", "yes" }, { "keep", "no" }, { "drop", "yes" }, { "kee", "yes" },
+	};
 	struct user_status_reg reg;
 	struct { int idx; unsigned int count; char tag[8]; } rec;
+	unsigned char sf[22];
 	char *hist;
 	int i;
 
@@ -595,6 +701,31 @@ TEST_F(ft, filter_and_hist)
 				    "!hist:keys=count", O_TRUNC));
 	EXPECT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_filter/filter",
 				    "0", O_TRUNC));
+
+	ASSERT_EQ(0, uet_register(self->fd, "ft_strf __rel_loc char[] s; __data_loc char[] d",
+				  &reg));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_strf/filter",
+				    "s == \"keep\" && d == \"yes\"", O_TRUNC));
+	ASSERT_EQ(0, uet_enable("", "ft_strf", 1));
+	for (i = 0; i < (int)ARRAY_SIZE(words); i++) {
+		/*
+		 * the index, then s_loc, d_loc, s (5 bytes), d (5): in the
+		 * record, s_loc at 8, d_loc 12, s 16, d 21
+		 */
+		memset(sf, 0, sizeof(sf));
+		put_int(sf, 0, reg.write_index, 4);
+		put_int(sf, 4, (strlen(words[i][0]) + 1) << 16 | 4, 4);
+		put_int(sf, 8, (strlen(words[i][1]) + 1) << 16 | 21, 4);
+		memcpy(sf + 12, words[i][0], strlen(words[i][0]) + 1);
+		memcpy(sf + 17, words[i][1], strlen(words[i][1]) + 1);
+		ASSERT_EQ(sizeof(sf), write(self->fd, sf, sizeof(sf)));
+	}
+	EXPECT_EQ(1, uet_trace_count("ft_strf: s="))
+		TH_LOG("trace: %s", uet_read_file(TRACEFS "trace"));
+	EXPECT_EQ(1, uet_trace_count("ft_strf: s=keep d=yes\n"));
+	ASSERT_EQ(0, uet_enable("", "ft_strf", 0));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "events/user_events/ft_strf/filter", "0",
+				    O_TRUNC));
 }
 
 /* format: true offsets, sizes and signedness, and a print fmt per type */
@@ -618,16 +749,20 @@ TEST_F(ft, format_every_type)
 		"field:struct foo o;\toffset:69;\tsize:12;\tsigned:0;",
 		"field:__data_loc char[] p;\toffset:81;\tsize:4;\tsigned:0;",
 		"field:__rel_loc char q[];\toffset:85;\tsize:4;\tsigned:0;",
-		"print fmt: \"a=%hhu b=%hhd c=%hu d=%hd e=%u f=%d g=%llu h=%lld i=%hhd j=%hd k=%d l=%u m=%s n=%s o=%s p=%s q=%s\", REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->i, REC->j, REC->k, REC->l, REC->m, __print_hex_str(REC->n, 4), __print_hex_str(REC->o, 12), __get_str(p), __get_rel_str(q)",
+		"field:__data_loc u16[] r;\toffset:89;\tsize:4;\tsigned:0;",
+		"field:__rel_loc u16 s[];\toffset:93;\tsize:4;\tsigned:0;",
+		/* a __rel_loc array's length is REC->s >> 16: see the rst */
+		"print fmt: \"a=%hhu b=%hhd c=%hu d=%hd e=%u f=%d g=%llu h=%lld i=%hhd j=%hd k=%d l=%u m=%s n=%s o=%s p=%s q=%s r=%s s=%s\", REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->i, REC->j, REC->k, REC->l, REC->m, __print_hex_str(REC->n, 4), __print_hex_str(REC->o, 12), __get_str(p), __get_rel_str(q), __print_hex_str(__get_dynamic_array(r), __get_dynamic_array_len(r)), __print_hex_str(__get_rel_dynamic_array(s), REC->s >> 16)",
 	};
 	struct user_status_reg reg;
-	char line[1024];
+	char line[2048];
 	int i;
 
 	ASSERT_EQ(0, uet_register(self->fd, "ft_types u8 a; s8 b; u16 c; s16 d; u32 e; s32 f; "
 				 "u64 g; s64 h; char i; short j; int k; unsigned int l; "
 				 "char[16] m; unsigned char[0x4] n; struct foo o 12; "
-				 "__data_loc char[] p; __rel_loc char[] q", &reg));
+				 "__data_loc char[] p; __rel_loc char[] q; "
+				 "__data_loc u16[] r; __rel_loc u16[] s", &reg));
 	for (i = 0; i < (int)ARRAY_SIZE(lines); i++) {
 		char key[64];
 
@@ -636,6 +771,89 @@ TEST_F(ft, format_every_type)
 		uet_format_line("ft_types", key, line, sizeof(line));
 		EXPECT_STREQ(lines[i], line + strspn(line, "\t"));
 	}
+}
+
+/* ft_long: 8 KiB of bytes, which trace prints as 16 KiB of hex, then a mark */
+#define LONG_BYTES 8192
+#define LONG_DESC "ft_long unsigned char[1024] a; unsigned char[1024] b; " \
+	"unsigned char[1024] c; unsigned char[1024] d; unsigned char[1024] e; " \
+	"unsigned char[1024] f; unsigned char[1024] g; unsigned char[1024] h; char[8] z"
+
+/* The line of @text that has @what, or NULL; its length in *@len */
+static const char *line_with(const char *text, const char *what, size_t *len)
+{
+	const char *p = text ? strstr(text, what) : NULL;
+
+	if (!p)
+		return NULL;
+	while (p > text && p[-1] != '\n')
+		p--;
+	*len = strcspn(p, "\n");
+	return p;
+}
+
+/*
+ * trace and trace_pipe print at most 8 KiB of a record's line, header
+ * included, and cut the rest; the record is whole in the ring buffer, as
+ * trace_pipe_raw gives it
+ */
+TEST_F(ft, long_line_cut)
+{
+	char *rec, *text, *saved, raw[16384], *p;
+	struct user_status_reg reg;
+	int n, fd, whole = 0;
+	const char *line;
+	cpu_set_t one;
+	size_t len;
+
+	saved = uet_read_file(TRACEFS "buffer_subbuf_size_kb");
+	ASSERT_NE(NULL, saved);
+	/* 16 KiB sub-buffers: room for the record */
+	ASSERT_EQ(0, uet_write_file(TRACEFS "buffer_subbuf_size_kb", "16", O_TRUNC));
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, uet_register(self->fd, LONG_DESC, &reg));
+	ASSERT_EQ(0, uet_enable("", "ft_long", 1));
+	rec = calloc(1, 4 + LONG_BYTES + 8);
+	ASSERT_NE(NULL, rec);
+	memcpy(rec, &reg.write_index, 4);
+	memset(rec + 4, 0xab, LONG_BYTES);
+	memcpy(rec + 4 + LONG_BYTES, "ENDMARK", 8);
+	ASSERT_EQ(4 + LONG_BYTES + 8, write(self->fd, rec, 4 + LONG_BYTES + 8));
+
+	text = uet_read_file(TRACEFS "trace");
+	line = line_with(text, "ft_long: a=abab", &len);
+	ASSERT_NE(NULL, line) TH_LOG("no ft_long line in trace");
+	EXPECT_GE(8192, len);
+	EXPECT_LT(8000, len);
+	EXPECT_EQ(NULL, strstr(text, "z=ENDMARK"));
+	free(text);
+	fd = open(TRACEFS "trace_pipe", O_RDONLY | O_NONBLOCK);
+	text = uet_read_fd(fd);
+	line = line_with(text, "ft_long: a=abab", &len);
+	ASSERT_NE(NULL, line) TH_LOG("no ft_long line in trace_pipe");
+	EXPECT_GE(8192, len);
+	EXPECT_LT(8000, len);
+	EXPECT_EQ(NULL, strstr(text, "z=ENDMARK"));
+	free(text);
+
+	/* the whole record: its 8 KiB and the mark, in CPU 0's sub-buffers */
+	ASSERT_EQ(4 + LONG_BYTES + 8, write(self->fd, rec, 4 + LONG_BYTES + 8));
+	fd = open(TRACEFS "per_cpu/cpu0/trace_pipe_raw", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	while ((n = read(fd, raw, sizeof(raw))) > 0) {
+		p = memmem(raw, n, "ENDMARK", 8);
+		if (p && p - raw >= LONG_BYTES &&
+		    !memcmp(p - LONG_BYTES, rec + 4, LONG_BYTES))
+			whole++;
+	}
+	close(fd);
+	EXPECT_EQ(1, whole);
+	free(rec);
+	EXPECT_EQ(0, uet_enable("", "ft_long", 0));
+	EXPECT_EQ(0, uet_write_file(TRACEFS "buffer_subbuf_size_kb", saved, O_TRUNC));
+	free(saved);
 }
 
 #define REQ_END_TRIGGER "hist:keys=id:lat=common_timestamp.usecs-$ts0:" \
@@ -654,7 +872,8 @@ static long long req_lat_of(const char *trace, int id)
 
 /*
  * Two user events and hist triggers: req_start saves its timestamp per id,
- * req_end computes the latency and fires the synthetic event req_lat.
+ * req_end computes the latency and fires the synthetic event req_lat, whose
+ * hist:keys=lat.log2 is the distribution.
  */
 TEST_F(ft, synthetic_latency)
 {
@@ -676,6 +895,8 @@ TEST_F(ft, synthetic_latency)
 				    REQ_END_TRIGGER, O_APPEND));
 	ASSERT_EQ(0, uet_write_file(TRACEFS "events/synthetic/req_lat/enable", "1",
 				    O_TRUNC));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "events/synthetic/req_lat/trigger",
+				    "hist:keys=lat.log2", O_TRUNC));
 	/* a trigger is an ftrace consumer: writers see it */
 	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[start.status_index]);
 	EXPECT_EQ(EVENT_STATUS_FTRACE, self->page[end.status_index]);
@@ -706,6 +927,15 @@ TEST_F(ft, synthetic_latency)
 	EXPECT_EQ(-1, req_lat_of(trace, 3));
 	EXPECT_EQ(2, uet_trace_count("req_lat: id="));
 	free(trace);
+	/* both latencies in buckets of powers of 2 */
+	trace = uet_read_file(TRACEFS "events/synthetic/req_lat/hist");
+	ASSERT_NE(NULL, trace);
+	EXPECT_NE(NULL, strstr(trace, "Hits: 2")) TH_LOG("hist: %s", trace);
+	EXPECT_LE(1, uet_count_in(TRACEFS "events/synthetic/req_lat/hist", "{ lat: ~ 2^"))
+		TH_LOG("hist: %s", trace);
+	free(trace);
+	EXPECT_EQ(0, uet_write_file(TRACEFS "events/synthetic/req_lat/trigger",
+				    "!hist:keys=lat.log2", O_TRUNC));
 
 	EXPECT_EQ(0, uet_write_file(TRACEFS "events/synthetic/req_lat/enable", "0",
 				    O_TRUNC));

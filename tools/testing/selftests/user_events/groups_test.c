@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -212,7 +213,10 @@ FIXTURE_TEARDOWN(grp)
 	cleanup_groups();
 }
 
-/* A group is made with its directory and files, listed, and removed whole */
+/*
+ * A group is made with its directory and files, listed, and removed whole;
+ * the control file takes a command per line
+ */
 TEST_F(grp, create_and_remove)
 {
 	struct stat st;
@@ -229,6 +233,10 @@ TEST_F(grp, create_and_remove)
 	/* and made again under the same name */
 	ASSERT_EQ(0, grp_cmd("gtc"));
 	EXPECT_EQ(0, stat(grp_path("gtc", "user_events_data"), &st));
+	/* one command per line: several in one write */
+	ASSERT_EQ(0, grp_cmd("!gtc\ngtx max=3\n"));
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc "));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx max=3 events=0\n"));
 }
 
 /* Each bad command gets its errno and changes nothing */
@@ -263,13 +271,55 @@ TEST_F(grp, bad_commands)
 	free(after);
 }
 
-/* Making and removing groups takes CAP_PERFMON in the writer */
+/*
+ * Write @cmd to user_events_groups through @fd (-1: a file opened here),
+ * in a child that keeps only the capabilities @caps (1ULL << CAP_*) or,
+ * with @userns, has them all in a user namespace of its own only; 0,
+ * -errno of the write, or 1000+ for a step of the set-up that failed
+ */
+static int grp_cmd_with(int fd, const char *cmd, __u64 caps, int userns)
+{
+	int status, err;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 1000;
+	if (!pid) {
+		if (userns ? unshare(CLONE_NEWUSER) : uet_caps_only(caps))
+			_exit(201);
+		if (fd < 0)
+			fd = open(UE_GROUPS, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			_exit(202);
+		err = write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : errno;
+		_exit(err > 0 && err < 200 ? err : err ? 203 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 1001;
+	status = WEXITSTATUS(status);
+	return status > 200 ? 1000 + status - 200 : -status;
+}
+
+/*
+ * Making and removing groups takes CAP_PERFMON or CAP_SYS_ADMIN in the
+ * writer, in the initial user namespace: either alone is enough
+ */
 TEST_F(grp, needs_capability)
 {
 	int fd = open(UE_GROUPS, O_WRONLY | O_APPEND), status;
 	pid_t pid;
 
 	ASSERT_LE(0, fd);
+	/* root with neither, and a user namespace's root: refused */
+	EXPECT_EQ(-EPERM, grp_cmd_with(fd, "gtc", 1ULL << CAP_DAC_OVERRIDE, 0));
+	EXPECT_EQ(-EPERM, grp_cmd_with(fd, "gtc", 0, 1));
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc "));
+	/* each alone, in the writer and the opener */
+	EXPECT_EQ(0, grp_cmd_with(-1, "gtc", 1ULL << CAP_PERFMON, 0));
+	EXPECT_EQ(1, file_has(UE_GROUPS, "gtc "));
+	EXPECT_EQ(0, grp_cmd_with(-1, "!gtc", 1ULL << CAP_SYS_ADMIN, 0));
+	EXPECT_EQ(0, file_has(UE_GROUPS, "gtc "));
+
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -375,10 +425,16 @@ TEST_F(grp, ascii_names_only)
 	free(after);
 }
 
-/* One name in two groups and the default, with other fields each: three events */
+/*
+ * One name in two groups and the default, with other fields each: three
+ * events, each with the usual files of a trace event
+ */
 TEST_F(grp, same_name_other_fields)
 {
+	static const char * const files[] = { "enable", "filter", "trigger", "hist", "format" };
 	struct user_status_reg ra, rb, rd;
+	char path[256];
+	int i;
 
 	ASSERT_EQ(0, uet_register(self->a, "gsame u32 a", &ra));
 	ASSERT_EQ(0, uet_register(self->b, "gsame u32 b", &rb));
@@ -386,6 +442,10 @@ TEST_F(grp, same_name_other_fields)
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "gsame"));
 	EXPECT_TRUE(uet_event_exists("user_events_gtb", "gsame"));
 	EXPECT_TRUE(uet_event_exists("user_events", "gsame"));
+	for (i = 0; i < (int)ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), TRACEFS "events/user_events_gta/gsame/%s", files[i]);
+		EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s: %s", path, strerror(errno));
+	}
 	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gta/gsame/format", "u32 a;"));
 	EXPECT_EQ(1, file_has(TRACEFS "events/user_events_gtb/gsame/format", "u32 b;"));
 	/* traced apart: only gta's is enabled */
@@ -403,13 +463,13 @@ TEST_F(grp, same_name_other_fields)
 /*
  * Through a group's file, the default group's event cannot be deleted,
  * squatted (the name is free in the group), listed, nor its enabler
- * unregistered; its status byte is not the group's
+ * unregistered; its status byte and enable bits are not the group's
  */
 TEST_F(grp, isolated_from_default)
 {
 	const unsigned char *page;
 	struct user_status_reg rd, ra;
-	__u32 word = 0;
+	__u32 word = 0, gword = 0;
 	int sfd;
 
 	ASSERT_EQ(0, uet_register(self->def, "giso u32 x", &rd));
@@ -420,6 +480,7 @@ TEST_F(grp, isolated_from_default)
 	EXPECT_EQ(0, file_has(grp_path("gta", "user_events_status"), "giso"));
 	/* the name with other fields is the group's own event */
 	ASSERT_EQ(0, uet_register(self->a, "giso u64 y", &ra));
+	ASSERT_EQ(0, uet_register_bits(self->a, "giso u64 y", &gword, 4, 3, 0, NULL));
 	sfd = open(grp_path("gta", "user_events_status"), O_RDONLY);
 	ASSERT_LE(0, sfd);
 	page = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, sfd, 0);
@@ -428,13 +489,22 @@ TEST_F(grp, isolated_from_default)
 	ASSERT_EQ(0, uet_enable("", "giso", 1));
 	EXPECT_EQ(1u << 3, word);
 	EXPECT_EQ(0, page[ra.status_index]);
+	EXPECT_EQ(0, gword);
 	ASSERT_EQ(0, uet_enable("", "giso", 0));
 	EXPECT_EQ(0, word);
+	/* and the other way round */
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "giso", 1));
+	EXPECT_EQ(1u << 3, gword);
+	EXPECT_EQ(EVENT_STATUS_FTRACE, page[ra.status_index]);
+	EXPECT_EQ(0, word);
+	ASSERT_EQ(0, uet_enable_in("user_events_gta", "giso", 0));
+	EXPECT_EQ(0, gword);
 	munmap((void *)page, getpagesize());
 	EXPECT_EQ(0, uet_unregister_bits(self->def, &word, 3));
+	EXPECT_EQ(0, uet_unregister_bits(self->a, &gword, 3));
 }
 
-/* Nor another group's */
+/* Nor another group's; the top-level user_events_status lists neither */
 TEST_F(grp, isolated_between_groups)
 {
 	struct user_status_reg r;
@@ -448,6 +518,9 @@ TEST_F(grp, isolated_between_groups)
 	EXPECT_EQ(-ENOENT, uet_delete(self->def, "giso"));
 	EXPECT_TRUE(uet_event_exists("user_events_gta", "giso"));
 	EXPECT_EQ(0, file_has(grp_path("gtb", "user_events_status"), "giso"));
+	EXPECT_EQ(1, file_has(grp_path("gta", "user_events_status"), ":giso\n"));
+	/* the top-level listing is the default group's */
+	EXPECT_EQ(0, file_has(UE_STATUS, "giso"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtb", "giso"));
 	/* the group's own deletion works */
 	ASSERT_EQ(0, uet_delete(self->a, "giso"));
@@ -471,10 +544,60 @@ TEST_F(grp, spoof_same_fields)
 	EXPECT_EQ(1, uet_trace_count("giso: x=14"));
 }
 
-/* A group's limit stops it, and nobody else */
+/*
+ * How many events the default group has: the directories of its systems
+ * and of their "_retired" systems (deleted events whose records a buffer
+ * holds count until they go)
+ */
+static int default_group_events(void)
+{
+	static const char * const systems[] = {
+		"user_events", "user_events_multi", "user_events_retired",
+		"user_events_multi_retired",
+	};
+	char path[512];
+	struct dirent *de;
+	struct stat st;
+	int i, n = 0;
+	DIR *d;
+
+	for (i = 0; i < (int)ARRAY_SIZE(systems); i++) {
+		snprintf(path, sizeof(path), TRACEFS "events/%s", systems[i]);
+		d = opendir(path);
+		while (d && (de = readdir(d))) {
+			snprintf(path, sizeof(path), TRACEFS "events/%s/%s", systems[i],
+				 de->d_name);
+			if (de->d_name[0] != '.' && !stat(path, &st) && S_ISDIR(st.st_mode))
+				n++;
+		}
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+/* What the groups' limits set aside: the sum of max= of user_events_groups */
+static long groups_set_aside(void)
+{
+	char *text = uet_read_file(UE_GROUPS), *p;
+	long sum = 0;
+
+	for (p = text; p && (p = strstr(p, " max=")); p += 5)
+		sum += atol(p + 5);
+	free(text);
+	return sum;
+}
+
+#define UE_MAX_SYSCTL "/proc/sys/kernel/user_events_max"
+
+/*
+ * A group's limit stops it, and nobody else; the default group has what
+ * kernel.user_events_max leaves of the groups' limits
+ */
 TEST_F(grp, limit)
 {
 	struct user_status_reg r;
+	char *saved, text[32];
 	int fd;
 
 	ASSERT_EQ(0, grp_cmd("gtl max=2"));
@@ -490,6 +613,20 @@ TEST_F(grp, limit)
 	EXPECT_EQ(0, uet_register(self->def, "gl3 u32 x", &r));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtl max=2 events=2\n"));
 	close(fd);
+
+	/* room for one more event of the default group, beside the limits */
+	saved = uet_read_file(UE_MAX_SYSCTL);
+	ASSERT_NE(NULL, saved);
+	ASSERT_EQ(0, uet_reclaim_retired());
+	snprintf(text, sizeof(text), "%ld", default_group_events() + groups_set_aside() + 1);
+	ASSERT_EQ(0, uet_write_file(UE_MAX_SYSCTL, text, O_TRUNC));
+	EXPECT_EQ(0, uet_register(self->def, "gl1 u32 x", &r));
+	EXPECT_EQ(-EMFILE, uet_register(self->def, "gl2 u32 x", &r));
+	EXPECT_FALSE(uet_event_exists("user_events", "gl2"));
+	/* while a group, below its limit, still makes events */
+	EXPECT_EQ(0, uet_register(self->a, "gl2 u32 x", &r));
+	EXPECT_EQ(0, uet_write_file(UE_MAX_SYSCTL, saved, O_TRUNC));
+	free(saved);
 }
 
 /* Both ABIs in a group: the group's status byte and an enable bit follow */
@@ -520,12 +657,16 @@ TEST_F(grp, both_abis)
 	EXPECT_EQ(0, uet_unregister_bits(self->a, &word, 5));
 }
 
-/* Removal is refused while the group is in use: files, mappings, events */
+/*
+ * Removal is refused while the group is in use: files, mappings, events;
+ * not for an event an exited process's enabler alone held
+ */
 TEST_F(grp, busy_while_used)
 {
 	struct user_status_reg r;
+	int fd, status;
 	void *page;
-	int fd;
+	pid_t pid;
 
 	ASSERT_EQ(0, grp_cmd("gtx"));
 	fd = grp_open("gtx");
@@ -547,26 +688,53 @@ TEST_F(grp, busy_while_used)
 	EXPECT_EQ(-EBUSY, grp_cmd("!gtx"));
 	EXPECT_EQ(1, file_has(UE_GROUPS, "gtx max=1024 events=1\n"));
 	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gtx/gx"));
+	/*
+	 * an enable-bit event of a process that exited and was waited for:
+	 * the removal finds it as the exit left it, gone with its enabler
+	 */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		static __u32 word;
+
+		fd = grp_open("gtx");
+		_exit(fd < 0 || uet_register_bits(fd, "gx u32 x", &word, 4, 0, 0, NULL));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, grp_cmd("!gtx"));
 	EXPECT_FALSE(uet_event_exists("user_events_gtx", "gx"));
 }
 
-/* A file of a removed group opens no more */
+/*
+ * A file of a removed group opens no more, through a directory fd or a
+ * bind mount of the group's directory
+ */
 TEST_F(grp, removed_group_gone)
 {
+	char bind[] = "/tmp/ue_gbindXXXXXX", path[64];
 	struct stat st;
 	int dir;
 
 	ASSERT_EQ(0, grp_cmd("gtx"));
 	dir = open(UE_GROUP_DIR "gtx", O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, dir);
+	ASSERT_NE(NULL, mkdtemp(bind));
+	ASSERT_EQ(0, mount(UE_GROUP_DIR "gtx", bind, NULL, MS_BIND, NULL))
+		TH_LOG("bind mount: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/user_events_data", bind);
+	EXPECT_EQ(0, access(path, F_OK));
 	ASSERT_EQ(0, grp_cmd("!gtx"));
 	EXPECT_EQ(-1, openat(dir, "user_events_data", O_RDWR));
 	EXPECT_EQ(-1, fstatat(dir, "user_events_status", &st, 0));
+	EXPECT_EQ(-1, open(path, O_RDWR));
 	/* a group of the same name made again is a new directory */
 	ASSERT_EQ(0, grp_cmd("gtx"));
 	EXPECT_EQ(-1, openat(dir, "user_events_data", O_RDWR));
+	EXPECT_EQ(-1, open(path, O_RDWR));
 	close(dir);
+	EXPECT_EQ(0, umount2(bind, MNT_DETACH));
+	rmdir(bind);
 }
 
 /*
@@ -678,13 +846,19 @@ static void delete_other_types(const char *name)
  */
 TEST_F(grp, dynamic_events_lines)
 {
+	/*
+	 * @left: how many of the other types' two events a default group's
+	 * line written back after "!" leaves: the synthetic event goes
+	 * whatever the fields (not with flags, which its name would have to
+	 * carry), the uprobe only when no fields are given
+	 */
 	static const struct {
 		const char *name, *desc, *system;
-		int group, multi;
+		int group, multi, left;
 	} c[] = {
-		{ "gwa", "gwa u32 a; char[4] b", NULL, 0, 0 },
-		{ "gwb", "gwb", NULL, 0, 0 },
-		{ "gwc", "gwc:BPF_ITER u32 a", NULL, 0, 0 },
+		{ "gwa", "gwa u32 a; char[4] b", NULL, 0, 0, 1 },
+		{ "gwb", "gwb", NULL, 0, 0, 0 },
+		{ "gwc", "gwc:BPF_ITER u32 a", NULL, 0, 0, 2 },
 		{ "gwd", "gwd u32 a", "user_events_gta", 1, 0 },
 		{ "gwe", "gwe", "user_events_gta", 1, 0 },
 		{ "gwf", "gwf u32 a", "user_events_multi", 0, 1 },
@@ -730,7 +904,9 @@ TEST_F(grp, dynamic_events_lines)
 			EXPECT_EQ(2, other_types_left(c[i].name))
 				TH_LOG("%s deleted another type's", cmd);
 		} else {
-			/* another type's may have gone with it: made again */
+			/* as -:NAME does for every type: others of the name go too */
+			EXPECT_EQ(c[i].left, other_types_left(c[i].name))
+				TH_LOG("%s: another type's events", cmd);
 			delete_other_types(c[i].name);
 			ASSERT_EQ(0, make_other_types(c[i].name));
 		}
@@ -769,20 +945,39 @@ TEST_F(grp, dynamic_events_lines)
 		}
 		EXPECT_EQ(c[i].group ? 1 : 2, other_types_left(c[i].name))
 			TH_LOG("%s deleted another type's", cmd);
+
+		/* -:NAME without a system: every type's event of that name */
+		if (!c[i].system) {
+			ASSERT_EQ(0, register_kept(c[i].group, c[i].desc, c[i].multi));
+			snprintf(cmd, sizeof(cmd), "-:%s", c[i].name);
+			EXPECT_EQ(0, uet_dyn_cmd(cmd)) TH_LOG("%s", cmd);
+			again = dyn_line(c[i].name);
+			EXPECT_EQ(NULL, again) TH_LOG("%s left '%s'", cmd, again);
+			free(again);
+			EXPECT_EQ(0, other_types_left(c[i].name)) TH_LOG("%s", cmd);
+		}
 		free(line);
 	}
 }
 
 /*
  * A group's data fd passed over a Unix socket to a process that has no
- * tracefs and no privilege: it registers and writes in that group
+ * tracefs and no privilege: it registers and writes in that group, and
+ * reaches no other group: the default group's events of the same name and
+ * fields (not enabled) and of another (idle, which a delete through the
+ * default group's files would remove) are not its own
  */
 TEST_F(grp, fd_passing)
 {
-	struct user_status_reg r;
-	int sv[2], status;
+	struct user_status_reg r, rd;
+	int sv[2], status, fd;
 	pid_t pid;
 
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "gpass u32 x", &rd));
+	ASSERT_EQ(0, uet_register(fd, "giso u32 x", &rd));
+	close(fd);
 	ASSERT_EQ(0, uet_register(self->a, "gpass u32 x", &r));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gpass", 1));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
@@ -813,7 +1008,12 @@ TEST_F(grp, fd_passing)
 		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(fd));
 		if (uet_register(fd, "gpass u32 x", &cr))
 			_exit(104);
-		_exit(write_u32(fd, cr.write_index, 77) ? 105 : 0);
+		if (write_u32(fd, cr.write_index, 77))
+			_exit(105);
+		/* its own event is held by its fd; the default group's is unknown */
+		if (uet_delete(fd, "gpass") != -EBUSY || uet_delete(fd, "giso") != -ENOENT)
+			_exit(106);
+		_exit(0);
 	} else {
 		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, c = 'f';
 		struct iovec io = { &c, 1 };
@@ -834,7 +1034,10 @@ TEST_F(grp, fd_passing)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, uet_enable_in("user_events_gta", "gpass", 0));
+	/* recorded by the group's event: the default group's is not enabled */
 	EXPECT_EQ(1, uet_trace_count("gpass: x=77"));
+	EXPECT_TRUE(uet_event_exists("user_events", "giso"));
+	EXPECT_TRUE(uet_event_exists("user_events", "gpass"));
 }
 
 /*
@@ -1215,6 +1418,40 @@ TEST_F_TIMEOUT(grp, retired_counts_until_gone, 600)
 }
 
 /*
+ * At kernel.user_events_max, a registration first removes the retired
+ * events of every group that no buffer holds records of, the grace or not
+ */
+TEST_F(grp, retired_of_every_group_at_max)
+{
+	char path[2][512], *grace;
+	int id, i;
+
+	/* the kernel's own check must not remove them first */
+	grace = uet_read_file(UE_GRACE);
+	ASSERT_NE(NULL, grace);
+	ASSERT_EQ(0, uet_write_file(UE_GRACE, "86400", O_TRUNC));
+	ASSERT_EQ(0, grp_cmd("gtr max=4"));
+	ASSERT_EQ(0, grp_record("gtr", "gr1", "gr1 u32 x", 24));
+	ASSERT_EQ(0, grp_record("gta", "gr2", "gr2 u32 x", 25));
+	id = uet_event_id("user_events_gtr", "gr1");
+	uet_retired_dir("", "user_events_gtr", "gr1", id, path[0], sizeof(path[0]));
+	id = uet_event_id("user_events_gta", "gr2");
+	uet_retired_dir("", "user_events_gta", "gr2", id, path[1], sizeof(path[1]));
+	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gtr/gr1"));
+	ASSERT_EQ(0, uet_dyn_cmd("-:user_events_gta/gr2"));
+	ASSERT_EQ(0, uet_clear_trace());
+	/* waiting for the grace */
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, access(path[i], F_OK)) TH_LOG("%s gone already", path[i]);
+	/* a new event of the default group, refused at the max: both gone */
+	EXPECT_EQ(0, uet_reclaim_retired());
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(-1, access(path[i], F_OK)) TH_LOG("%s still there", path[i]);
+	EXPECT_EQ(0, uet_write_file(UE_GRACE, grace, O_TRUNC));
+	free(grace);
+}
+
+/*
  * A group with only retired events can be removed: they stay, their
  * records decoded, until no buffer holds them
  */
@@ -1284,6 +1521,12 @@ TEST_F(grp, retired_bad_input)
 	EXPECT_EQ(-ENOENT, uet_dyn_cmd(sub));
 	snprintf(sub, sizeof(sub), "%s/enable", path);
 	EXPECT_EQ(-1, access(sub, F_OK));
+	snprintf(sub, sizeof(sub), "%s/filter", path);
+	EXPECT_EQ(-1, access(sub, F_OK));
+	snprintf(sub, sizeof(sub), "%s/trigger", path);
+	EXPECT_EQ(-1, access(sub, F_OK));
+	snprintf(sub, sizeof(sub), "%s/format", path);
+	EXPECT_EQ(0, access(sub, F_OK));
 	snprintf(sub, sizeof(sub), "user_events_gta_retired:gbad_%d", id);
 	EXPECT_EQ(-EINVAL, uet_write_file(TRACEFS "set_event", sub, O_APPEND));
 	/* as for any id no tracepoint has */

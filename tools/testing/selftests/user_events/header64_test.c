@@ -62,4 +62,12 @@ TEST(enable_bit_as_struct_user_reg)
 	EXPECT_NE(0, access(ENABLE, F_OK));
 }
 
+/* The header's names of the systems and of the dynamic_events command: 6.4's */
+TEST(system_and_prefix_names)
+{
+	EXPECT_STREQ("user_events", USER_EVENTS_SYSTEM);
+	EXPECT_STREQ("user_events_multi", USER_EVENTS_MULTI_SYSTEM);
+	EXPECT_STREQ("u:", USER_EVENTS_PREFIX);
+}
+
 UE_HARNESS_MAIN

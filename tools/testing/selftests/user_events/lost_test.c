@@ -931,8 +931,11 @@ TEST_F_TIMEOUT(lost, perf_small_ring, 300)
  * event and reads the buffer. The records stay, decoded, and so do the
  * kernel's (trace_marker lines written before the disable and between the
  * exit and the disable): an event that recorded into a buffer is not
- * deleted behind the user's back, which would clear that buffer. One that
- * recorded nothing still goes, and clears nothing. Top level and instance.
+ * deleted behind the user's back, which would clear that buffer. It stays
+ * listed and registrable (the same fields: the same event), its records
+ * decoded in trace_pipe too, until deleted on purpose, which retires it
+ * while a buffer holds them. One that recorded nothing still goes, and
+ * clears nothing. Top level and instance.
  */
 #define KEEP_INST TRACEFS "instances/lost_keep"
 
@@ -1004,11 +1007,39 @@ static void keep_workflow(struct __test_metadata *_metadata, const char *inst,
 	close(go[0]);
 	close(go[1]);
 	if (write_records) {
+		static __u32 word2;
+		char *pipe_text, retired[512];
+		int id = uet_event_id("user_events", name);
+
+		/* listed, and registrable: the same fields, the same event */
+		EXPECT_EQ(1, uet_count_in(UE_DYN, "u:lost_keep u32 seq\n"));
+		fd = open(UE_DATA, O_RDWR);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, uet_register_bits(fd, "lost_keep u32 seq", &word2, 4, 0, 0, NULL));
+		EXPECT_EQ(0, uet_unregister_bits(fd, &word2, 0));
+		close(fd);
+		EXPECT_EQ(id, uet_event_id("user_events", name));
+		/* decoded in trace_pipe: read at the top, after the delete in the instance */
+		snprintf(line, sizeof(line), "%strace_pipe", dir);
+		pipe_text = NULL;
+		if (!inst[0])
+			pipe_text = uet_read_fd(open(line, O_RDONLY | O_NONBLOCK));
 		/* deleted on purpose: it goes, as any event whose deletion is asked */
 		fd = open(UE_DATA, O_RDWR);
 		EXPECT_EQ(0, uet_delete(fd, name));
 		close(fd);
 		EXPECT_NE(0, access(path, F_OK));
+		/* retired: a buffer it recorded into may hold its records */
+		uet_retired_dir(inst, "user_events", name, id, retired, sizeof(retired));
+		EXPECT_EQ(0, access(retired, F_OK)) TH_LOG("%s", retired);
+		if (inst[0])
+			pipe_text = uet_read_fd(open(line, O_RDONLY | O_NONBLOCK));
+		ASSERT_NE(NULL, pipe_text);
+		for (i = 0; i < 5; i++) {
+			snprintf(line, sizeof(line), "lost_keep: seq=%d\n", 100 + i);
+			EXPECT_NE(NULL, strstr(pipe_text, line)) TH_LOG("no %s", line);
+		}
+		free(pipe_text);
 	}
 }
 

@@ -135,6 +135,42 @@ TEST_F(perf, counting)
 	close(p);
 }
 
+/*
+ * A delete is refused (EBUSY, nothing changed) while a perf event is open
+ * on the event, even one no fd holds; an event that only perf recorded is
+ * then deleted at once, type id and all: perf keeps its records in its own
+ * buffers, and no ftrace buffer has any, so nothing is retired
+ */
+TEST_F(perf, delete_with_perf)
+{
+	struct uet_ring ring = { .meta = NULL };
+	struct user_status_reg reg;
+	struct perf_rec r;
+	char retired[256];
+	int fd2, p, id;
+
+	fd2 = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, uet_register(fd2, "perf_d u32 a; __rel_loc char[] s", &reg));
+	id = uet_tracepoint_id("perf_d");
+	ASSERT_LT(0, id);
+	p = uet_perf_open(id, 0, -1, 1);
+	ASSERT_LE(0, p);
+	ASSERT_EQ(0, uet_ring_map(&ring, p, 1));
+	fill(&r, reg.write_index, 5);
+	ASSERT_EQ(sizeof(r), write(fd2, &r, sizeof(r)));
+	close(fd2);
+	EXPECT_EQ(-EBUSY, uet_delete_named("perf_d"));
+	EXPECT_EQ(id, uet_tracepoint_id("perf_d"));
+	EXPECT_LT(0, uet_ring_head(&ring));
+	uet_ring_unmap(&ring);
+	close(p);
+	EXPECT_EQ(0, uet_delete_named("perf_d"));
+	EXPECT_FALSE(uet_event_exists("user_events", "perf_d"));
+	uet_retired_dir("", "user_events", "perf_d", id, retired, sizeof(retired));
+	EXPECT_NE(0, access(retired, F_OK)) TH_LOG("%s exists", retired);
+}
+
 /* What large_writes_attach_race's writer does, and saw */
 #define BIG_SIZES 6
 static const int big_size[BIG_SIZES] = {

@@ -489,10 +489,26 @@ TEST(status_page_never_executable)
 
 /*
  * Failure: enablers per process without bound: kernel memory, and a
- * status change walks them all under event_mutex. 8192 per process;
- * one more is ENOSPC, and one unregistered makes room again.
+ * status change walks them all under event_mutex. 8192 per process, in all
+ * its threads; one more is ENOSPC, and one unregistered makes room again.
  */
 #define MAX_ENABLERS 8192
+
+/* The first half of enablers_bounded's enablers, from a thread of its own */
+struct rg_half {
+	int fd, ret, n;
+	__u32 *words;
+};
+
+static void *rg_register_half(void *arg)
+{
+	struct rg_half *h = arg;
+	int i;
+
+	for (i = 0; i < h->n && !h->ret; i++)
+		h->ret = uet_register_bits(h->fd, "rg_cap u32 a", &h->words[i], 4, 0, 0, NULL);
+	return NULL;
+}
 
 /* Tests that take longer than the harness's default 30 s under TCG */
 FIXTURE(slow) {};
@@ -502,7 +518,9 @@ FIXTURE_TEARDOWN(slow) {}
 TEST_F_TIMEOUT(slow, enablers_bounded, 300)
 {
 	int fd = open(UE_DATA, O_RDWR), i, ret = 0, go[2];
+	struct rg_half half;
 	__u32 *words;
+	pthread_t th;
 	char c = 0;
 
 	if (uet_skip(_metadata, 0))
@@ -520,7 +538,12 @@ TEST_F_TIMEOUT(slow, enablers_bounded, 300)
 	}
 	words = calloc(MAX_ENABLERS + 1, sizeof(*words));
 	ASSERT_NE(NULL, words);
-	for (i = 0; i < MAX_ENABLERS && !ret; i++)
+	/* half from another thread: the bound is the process's */
+	half = (struct rg_half){ .fd = fd, .n = MAX_ENABLERS / 2, .words = words };
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_register_half, &half));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, half.ret);
+	for (i = MAX_ENABLERS / 2; i < MAX_ENABLERS && !ret; i++)
 		ret = uet_register_bits(fd, "rg_cap u32 a", &words[i], 4, 0, 0, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("enabler %d", i);
 	EXPECT_EQ(-ENOSPC, uet_register_bits(fd, "rg_cap u32 a", &words[MAX_ENABLERS],
@@ -2237,7 +2260,10 @@ static void *rg_enable_thread(void *arg)
  * in a private memfd mapping, read, never written. The enable and the
  * disable (from a thread) must return with the userfaultfd unanswered; B's
  * bit follows from the worker, in the process's copy (the file reads 0),
- * A's once the test answers the worker's write-protect fault.
+ * A's once the test answers the worker's write-protect fault. An enable
+ * and a disable (and an enable again) while the worker waits on that
+ * fault leave the bits as the last one says: the worker writes the state
+ * of the moment it writes, never a stale one.
  */
 TEST_F_TIMEOUT(slow, enable_waits_for_no_fault, 300)
 {
@@ -2304,6 +2330,44 @@ TEST_F_TIMEOUT(slow, enable_waits_for_no_fault, 300)
 		/* the process's copy changed, never the file */
 		ASSERT_EQ(sizeof(fword), pread(mfd, &fword, sizeof(fword), 0));
 		EXPECT_EQ(0, fword);
+	}
+
+	/* changes in a row while the worker waits: the last one wins */
+	for (step = 2; step <= 3; step++) {
+		int k, want = step == 3;
+
+		ASSERT_EQ(0, rg_uffd_wp(uffd, a, page, 1));
+		for (k = 0; k < step; k++) {
+			en.on = !(k % 2);
+			ASSERT_EQ(0, pthread_create(&th, NULL, rg_enable_thread, &en));
+			back = rg_wait_readable(done[0], 60000);
+			if (!back)
+				rg_uffd_wp(uffd, a, page, 0);
+			pthread_join(th, NULL);
+			ASSERT_TRUE(back) TH_LOG("wait expired: change %d of %d to return",
+						 k + 1, step);
+			ASSERT_EQ(1, read(done[0], &c, 1));
+			ASSERT_EQ(0, en.ret);
+			/* the worker's fault, after the first change */
+			if (!k) {
+				ASSERT_EQ(0, rg_uffd_fault(uffd, &msg, 60000))
+					TH_LOG("wait expired: the worker's write of word A");
+			}
+		}
+		EXPECT_EQ(0, __atomic_load_n(a, __ATOMIC_RELAXED) & (1u << 1));
+		ASSERT_EQ(0, rg_uffd_wp(uffd, a, page, 0));
+		EXPECT_TRUE(rg_wait_bit(a, 1, want, 30000))
+			TH_LOG("wait expired: word A's bit to be %d", want);
+		EXPECT_TRUE(rg_wait_bit(b, 2, want, 30000))
+			TH_LOG("wait expired: word B's bit to be %d", want);
+		/* and stays: no late write of an earlier state */
+		ue_sleep_ms(300);
+		EXPECT_EQ(want, !!(__atomic_load_n(a, __ATOMIC_RELAXED) & (1u << 1)));
+		EXPECT_EQ(want, !!(__atomic_load_n(b, __ATOMIC_RELAXED) & (1u << 2)));
+		if (want) {
+			ASSERT_EQ(0, uet_enable("", "rg_nowait", 0));
+			EXPECT_TRUE(rg_wait_bit(a, 1, 0, 30000));
+		}
 	}
 
 	EXPECT_EQ(0, uet_unregister_bits(fd, a, 1));
@@ -2385,6 +2449,9 @@ TEST(delete_keeps_instance_records)
 	EXPECT_FALSE(uet_event_exists("user_events", "rg_inst"));
 	uet_retired_dir(RG_INST, "user_events", "rg_inst", id, path, sizeof(path));
 	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s", path);
+	/* its system's directory has a system's files; the event's, its format only */
+	EXPECT_EQ(0, access(TRACEFS RG_INST "events/user_events_retired/enable", F_OK));
+	EXPECT_EQ(0, access(TRACEFS RG_INST "events/user_events_retired/filter", F_OK));
 
 	/* the name again, other fields, a new type; both decoded */
 	fd = open(UE_DATA, O_RDWR);
@@ -2494,6 +2561,98 @@ TEST(retired_on_reader_page)
 	EXPECT_EQ(0, uet_reclaim_retired());
 	EXPECT_EQ(-1, access(path, F_OK));
 	EXPECT_EQ(0, rmdir(TRACEFS RG_RP));
+	EXPECT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
+}
+
+#define RG_GO "instances/rg_go/"
+
+/* How retired_goes_with_its_buffer lets go of the records */
+enum { RG_GO_RMDIR, RG_GO_CLOCK, RG_GO_PIPE, RG_GO_OVERWRITE, RG_GO_WAYS };
+
+/*
+ * A retired event goes, its type id freed, once no buffer holds its
+ * records, whichever way they left: its instance removed, the buffer
+ * cleared by a change of trace_clock, read out through trace_pipe, or
+ * overwritten (a small buffer wrapped by newer records). Before that, the
+ * kernel's own reclaim keeps it. On CPU 0 in an instance of two
+ * sub-buffers a CPU: 20 records, then deleted through dynamic_events.
+ */
+TEST(retired_goes_with_its_buffer)
+{
+	static const char * const ways[RG_GO_WAYS] = {
+		"instance removed", "trace_clock changed", "read out", "overwritten",
+	};
+	struct user_status_reg reg;
+	char path[512], line[64], *text;
+	cpu_set_t cpus, saved;
+	int fd, id, i, way;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	for (way = 0; way < RG_GO_WAYS; way++) {
+		uet_write_file(UE_DYN, "-:rg_go", O_APPEND);
+		rmdir(TRACEFS RG_GO);
+		ASSERT_EQ(0, mkdir(TRACEFS RG_GO, 0755));
+		ASSERT_EQ(0, uet_write_file(TRACEFS RG_GO "buffer_size_kb", "8", O_TRUNC));
+		fd = open(UE_DATA, O_RDWR);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, uet_register(fd, "rg_go u32 n", &reg));
+		id = uet_tracepoint_id("rg_go");
+		ASSERT_LT(0, id);
+		ASSERT_EQ(0, uet_enable(RG_GO, "rg_go", 1));
+		for (i = 0; i < 20; i++) {
+			struct { int idx; __u32 n; } rec = { reg.write_index, i };
+
+			ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
+		}
+		ASSERT_EQ(0, uet_enable(RG_GO, "rg_go", 0));
+		close(fd);
+		ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_go", O_APPEND));
+		uet_retired_dir("", "user_events", "rg_go", id, path, sizeof(path));
+		ASSERT_EQ(0, access(path, F_OK)) TH_LOG("%s: %s", ways[way], path);
+		EXPECT_EQ(0, uet_reclaim_retired());
+		EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s: gone too early", ways[way]);
+
+		switch (way) {
+		case RG_GO_RMDIR:
+			ASSERT_EQ(0, rmdir(TRACEFS RG_GO));
+			break;
+		case RG_GO_CLOCK:
+			text = uet_read_file(TRACEFS RG_GO "trace_clock");
+			ASSERT_NE(NULL, text);
+			EXPECT_NE(NULL, strstr(text, "[local]")) TH_LOG("%s", text);
+			free(text);
+			ASSERT_EQ(0, uet_write_file(TRACEFS RG_GO "trace_clock", "global",
+						    O_TRUNC));
+			break;
+		case RG_GO_PIPE:
+			text = uet_read_fd(open(TRACEFS RG_GO "trace_pipe",
+						O_RDONLY | O_NONBLOCK));
+			ASSERT_NE(NULL, text);
+			EXPECT_NE(NULL, strstr(text, "rg_go: n=19\n")) TH_LOG("%s", text);
+			free(text);
+			break;
+		case RG_GO_OVERWRITE:
+			fd = open(TRACEFS RG_GO "trace_marker", O_WRONLY);
+			ASSERT_LE(0, fd);
+			for (i = 0; i < 3000; i++) {
+				snprintf(line, sizeof(line), "rg_go_fill_%08d", i);
+				ASSERT_EQ(strlen(line), write(fd, line, strlen(line)));
+			}
+			close(fd);
+			EXPECT_EQ(0, uet_instance_trace_count(RG_GO, "rg_go: n="));
+			break;
+		}
+		if (way != RG_GO_RMDIR)
+			EXPECT_EQ(0, uet_instance_trace_count(RG_GO, "rg_go: n="));
+		EXPECT_EQ(0, uet_reclaim_retired());
+		EXPECT_EQ(-1, access(path, F_OK)) TH_LOG("%s: still there", ways[way]);
+		rmdir(TRACEFS RG_GO);
+	}
 	EXPECT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
 }
 

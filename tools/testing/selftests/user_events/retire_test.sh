@@ -12,8 +12,9 @@
 #   - trace-cmd extract, after the deletion, saves the ftrace buffer with
 #     the retired event's format, and trace-cmd report decodes its records;
 #     extract clears the buffer before it reads the formats, which stay a
-#     while for such readers: kernel.user_events_retired_grace seconds, a
-#     sysctl that takes 0 to a day (EINVAL else) and applies at once;
+#     while for such readers: kernel.user_events_retired_grace seconds (60
+#     unless changed), a sysctl that takes 0 to a day (EINVAL else) and
+#     applies at once;
 #   - the name's new incarnation, recorded by perf and ftrace, decodes with
 #     its own format, beside the old records.
 #
@@ -37,7 +38,7 @@ old_desc='rt_del u32 n; __rel_loc char[] s'
 new_desc='rt_del u64 m'
 grace_file=/proc/sys/kernel/user_events_retired_grace
 grace_saved=$(cat "$grace_file")
-ktap_plan 15
+ktap_plan 16
 
 tmp=$(mktemp -d /tmp/retire_test.XXXXXX) || exit 1
 cleanup() {
@@ -77,6 +78,14 @@ check_now() {
 	echo '-:user_events_rtg/rt_a' >> "$tracefs/dynamic_events"
 	echo '!rtg' >> "$tracefs/user_events_groups"
 }
+
+# the grace as the kernel starts with it (the tests that change it put it back)
+if [ "$grace_saved" = 60 ]; then
+	pass grace_default_60
+else
+	fail grace_default_60
+	echo "# $grace_file: '$grace_saved'"
+fi
 
 # --- the first incarnation, recorded by perf and by ftrace ------------------
 echo 0 2>/dev/null > "$tracefs/events/user_events/rt_del/enable"

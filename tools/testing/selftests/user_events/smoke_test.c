@@ -17,6 +17,7 @@
 #define TRACEFS "/sys/kernel/tracing/"
 #define STATUS_FILE TRACEFS "user_events_status"
 #define DATA_FILE TRACEFS "user_events_data"
+#define GROUPS_FILE TRACEFS "user_events_groups"
 
 FIXTURE(status) {
 	int fd;		/* user_events_status, O_RDWR as a writer opens it */
@@ -38,17 +39,20 @@ FIXTURE_TEARDOWN(status)
 	EXPECT_EQ(0, close(self->fd));
 }
 
-/* Both files exist as regular files of mode 0640, root:root */
+/*
+ * Both files, and the groups' control file, exist as regular files of mode
+ * 0640, root:root
+ */
 TEST(files_mode_0640)
 {
-	static const char * const files[] = { STATUS_FILE, DATA_FILE };
+	static const char * const files[] = { STATUS_FILE, DATA_FILE, GROUPS_FILE };
 	struct stat st;
 	int i;
 
 	if (uet_skip(_metadata, 0))
 		return;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(files); i++) {
 		ASSERT_EQ(0, stat(files[i], &st)) TH_LOG("%s: %s", files[i], strerror(errno));
 		EXPECT_TRUE(S_ISREG(st.st_mode));
 		EXPECT_EQ(0640, st.st_mode & 07777) TH_LOG("%s has mode %o", files[i],
@@ -73,19 +77,23 @@ TEST_F(status, maps_one_zeroed_page)
 	EXPECT_EQ(0, munmap(p, self->page));
 }
 
+/* A writable mapping, shared or private, is EPERM (the fd is open for writing) */
 TEST_F(status, write_mapping_refused)
 {
 	void *p = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
 
 	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
 	if (p != MAP_FAILED)
 		munmap(p, self->page);
 	p = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
 	if (p != MAP_FAILED)
 		munmap(p, self->page);
 }
 
+/* A read-only mapping cannot be made writable later: EACCES */
 TEST_F(status, mprotect_write_refused)
 {
 	void *p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd, 0);
@@ -96,15 +104,18 @@ TEST_F(status, mprotect_write_refused)
 	EXPECT_EQ(0, munmap(p, self->page));
 }
 
+/* Two pages, or a page at offset one page: EINVAL */
 TEST_F(status, second_page_refused)
 {
 	void *p = mmap(NULL, 2 * self->page, PROT_READ, MAP_SHARED, self->fd, 0);
 
 	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
 	if (p != MAP_FAILED)
 		munmap(p, 2 * self->page);
 	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd, self->page);
 	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
 	if (p != MAP_FAILED)
 		munmap(p, self->page);
 }

@@ -97,9 +97,12 @@ TEST_F_TIMEOUT(long_run, recreate_65536_times, 900)
  * from that pool. Shown here: with the pool empty, a tenant below its limit
  * gets ENOSPC through both ABIs and dynamic_events, with nothing made and
  * the reason in error_log; a synthetic event cannot be made either (the
- * pool is shared); once one id is free again, the tenant's group registers
- * and records. The pool is emptied by user events of filler groups, the
- * cheapest events to make and delete (no search by name), with
+ * pool is shared); events that exist still register and record. A deleted
+ * event whose record the buffer holds is retired and keeps its id: ENOSPC
+ * still, until the buffer is cleared and the registration removes it.
+ * Once one id is free again, the tenant's group registers and records.
+ * The pool is emptied by user events of filler groups, the cheapest
+ * events to make and delete (no search by name), with
  * kernel.user_events_max raised past the pool as an administrator may.
  * Minutes under TCG: out of make check.
  */
@@ -131,13 +134,16 @@ static int tid_open(int g)
 	return open(path, O_RDWR);
 }
 
-/* Delete filler events @n-1 down to 0 (the newest first: each found at once) */
-static int tid_unfill(int n)
+/*
+ * Delete filler events @n-1 down to @first (the newest first: each found
+ * at once)
+ */
+static int tid_unfill(int n, int first)
 {
 	char name[32];
 	int k, fd = -1, g = -1, bad = 0;
 
-	for (k = n - 1; k >= 0; k--) {
+	for (k = n - 1; k >= first; k--) {
 		if (k / TID_PER_GROUP != g) {
 			if (fd >= 0)
 				close(fd);
@@ -157,7 +163,7 @@ TEST_F_TIMEOUT(long_run, type_ids_exhausted, 1800)
 	char *max_before = uet_read_file("/proc/sys/kernel/user_events_max");
 	char cmd[128], name[32];
 	struct user_status_reg r, r2;
-	int g, k, fd, ret = 0, n = 0;
+	int g, k, fd, ret = 0, n = 0, f;
 	__u32 word = 0;
 	struct { __u32 idx; __u32 v; } rec;
 
@@ -203,6 +209,28 @@ TEST_F_TIMEOUT(long_run, type_ids_exhausted, 1800)
 	EXPECT_NE(0, tid_cmd(UE_DYN, "s:tid_synth u64 v"));
 	EXPECT_FALSE(uet_event_exists("synthetic", "tid_synth"));
 
+	/* an event that exists registers again and records: tf0's f0 */
+	ASSERT_EQ(0, uet_clear_trace());
+	f = tid_open(0);
+	ASSERT_LE(0, f);
+	EXPECT_EQ(0, uet_register(f, "f0", &r2));
+	ASSERT_EQ(0, uet_enable_in("user_events_tf0", "f0", 1));
+	EXPECT_EQ(4, write(f, &r2.write_index, 4));
+	ASSERT_EQ(0, uet_enable_in("user_events_tf0", "f0", 0));
+	EXPECT_EQ(1, uet_trace_count(": f0:"));
+	close(f);
+	/* deleted, its record in the buffer: retired, its id still taken */
+	f = tid_open(0);
+	ASSERT_LE(0, f);
+	EXPECT_EQ(0, uet_delete(f, "f0"));
+	close(f);
+	EXPECT_EQ(-ENOSPC, uet_register(fd, "tw u32 v", &r2));
+	EXPECT_FALSE(uet_event_exists("user_events_tid", "tw"));
+	/* the buffer cleared: the registration removes it and takes its id */
+	ASSERT_EQ(0, uet_clear_trace());
+	EXPECT_EQ(0, uet_register(fd, "tw u32 v", &r2));
+	EXPECT_EQ(-ENOSPC, uet_register(fd, "ty u32 v", &r2));
+
 	/* one id free again: the tenant's group registers and records */
 	snprintf(name, sizeof(name), "f%d", (n - 1) % TID_PER_GROUP);
 	g = tid_open((n - 1) / TID_PER_GROUP);
@@ -214,7 +242,7 @@ TEST_F_TIMEOUT(long_run, type_ids_exhausted, 1800)
 	/* that was the only one */
 	EXPECT_EQ(-ENOSPC, uet_register(fd, "ty u32 v", &r2));
 	EXPECT_EQ(0, uet_register_bits(fd, "tx u32 v", &word, 4, 0, 0, NULL));
-	EXPECT_EQ(1, tid_has(TRACEFS "user_events_groups", "tid max=16 events=1\n"));
+	EXPECT_EQ(1, tid_has(TRACEFS "user_events_groups", "tid max=16 events=2\n"));
 	ASSERT_EQ(0, uet_clear_trace());
 	ASSERT_EQ(0, uet_enable_in("user_events_tid", "tx", 1));
 	EXPECT_EQ(1u, word);
@@ -226,7 +254,9 @@ TEST_F_TIMEOUT(long_run, type_ids_exhausted, 1800)
 	EXPECT_EQ(0, uet_unregister_bits(fd, &word, 0));
 	close(fd);
 	EXPECT_EQ(0, tid_cmd(UE_DYN, "-:user_events_tid/tx"));
-	EXPECT_EQ(0, tid_unfill(n));
+	EXPECT_EQ(0, tid_cmd(UE_DYN, "-:user_events_tid/tw"));
+	/* f0 of tf0 went above */
+	EXPECT_EQ(0, tid_unfill(n, 1));
 
 	EXPECT_EQ(0, tid_cmd(TRACEFS "user_events_groups", "!tid"));
 	for (g = 0; g < TID_FILLERS; g++) {

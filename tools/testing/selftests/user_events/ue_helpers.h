@@ -52,6 +52,8 @@ static inline int ue_harness_run(int argc, char **argv)
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <linux/user_events.h>
 
 /* The largest payload of any write: a record (8-byte header) of 64 KiB - 1 */
@@ -254,6 +256,21 @@ static inline bool uet_skip(struct __test_metadata *_metadata, int needs)
 	return false;
 }
 #endif
+
+/*
+ * Keep only the capabilities of mask @caps (1ULL << CAP_*), effective and
+ * permitted, in this process (a child a test forked); 0 or -errno
+ */
+static inline int uet_caps_only(__u64 caps)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = (__u32)caps, .permitted = (__u32)caps },
+		{ .effective = (__u32)(caps >> 32), .permitted = (__u32)(caps >> 32) },
+	};
+
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
 
 /* The status page, mapped read-only, or NULL */
 static inline const unsigned char *uet_map_status(void)

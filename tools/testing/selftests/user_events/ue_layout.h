@@ -3,7 +3,8 @@
  * The layouts and numbers of <linux/user_events.h>, checked at compile
  * time against Linux 6.12's: struct user_reg (28 bytes, packed)
  * and struct user_unreg (16) of the enable-bit ABI, the ioctl numbers and
- * flags, and the status page's struct user_status_reg (24). A program that
+ * flags; and the status page's own names: struct user_status_reg (24) and
+ * the bits and masks of a status byte. A program that
  * includes it fails to build if any of them moved. header64_test includes
  * it as a 64-bit program, compat_test as a 32-bit one: the layouts are the
  * same for both.
@@ -69,5 +70,11 @@ static_assert(_IOW('*', 2, void *) == DIAG_IOCSUNREG, "DIAG_IOCSUNREG");
 static_assert(USER_EVENT_REG_PERSIST == 1 && USER_EVENT_REG_MULTI_FORMAT == 2 &&
 	      USER_EVENT_REG_MAX == 4, "enum user_reg_flag");
 static_assert(DYN_LOC(4, 12) == (12 << 16 | 4), "DYN_LOC(offset, size)");
+
+/* a status byte: bit 0 ftrace, bit 1 perf (eBPF too), bit 7 reserved */
+static_assert(EVENT_BIT_FTRACE == 0 && EVENT_BIT_PERF == 1 && EVENT_BIT_OTHER == 7,
+	      "EVENT_BIT_*");
+static_assert(EVENT_STATUS_FTRACE == 0x01 && EVENT_STATUS_PERF == 0x02 &&
+	      EVENT_STATUS_OTHER == 0x80, "EVENT_STATUS_*");
 
 #endif /* UE_LAYOUT_H */
