@@ -49,6 +49,7 @@ static struct {
 	struct user_reg bits;		/* the last 28-byte registration */
 	struct user_unreg unreg;	/* the last DIAG_IOCSUNREG */
 	int data_opens;			/* open() of a user_events_data */
+	int writes;			/* write() calls on user_events_data */
 } k;
 
 /* open(), which the library calls too: counts the opens of user_events_data */
@@ -142,6 +143,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	if (fd != ue_data_fd())
 		return syscall(SYS_write, fd, buf, len);
 	k.call = 'w';
+	k.writes++;
 	k.nr_iov = 0;
 	k.len = len;
 	k.buf = buf;
@@ -487,6 +489,37 @@ static void test_one_write(void)
 	k.write_err = 0;
 }
 
+/*
+ * A kernel without batches refuses DIAG_IOCSBATCH (ENOTTY, as this fake
+ * does every request it does not know): a flush writes each record alone
+ * to user_events_data, as a write of it would be, and asks once
+ */
+static void test_batch_fallback(void)
+{
+	struct ue_event ev = UE_EVENT("t_bat", "u32 n");
+	unsigned char buf[64];
+	struct ue_batch b;
+	int calls, writes, ok;
+	uint32_t n;
+
+	ue_event_register(&ev);
+	CHECK(!ue_batch_init(&b, buf, sizeof(buf)), "a batch of 64 bytes");
+	for (n = 1; n <= 3; n++)
+		ue_batch_add_record(&b, &ev, &n, sizeof(n));
+	calls = k.calls;
+	writes = k.writes;
+	ok = !ue_batch_flush(&b) && k.calls == calls + 1 && k.writes == writes + 3 &&
+	     k.len == 8 && !memcmp(k.bytes, &ev.write_index, 4) &&
+	     !memcmp(k.bytes + 4, &(uint32_t){ 3 }, 4);
+	CHECK(ok, "ENOTTY: one ioctl, then each record alone (%d ioctls, %d writes)",
+	      k.calls - calls, k.writes - writes);
+	n = 4;
+	ue_batch_add_record(&b, &ev, &n, sizeof(n));
+	calls = k.calls;
+	CHECK(!ue_batch_flush(&b) && k.calls == calls && k.len == 8,
+	      "the next flush asks no more (%d ioctls)", k.calls - calls);
+}
+
 int main(void)
 {
 	char path[64];
@@ -507,6 +540,7 @@ int main(void)
 	test_fork();
 	test_write();
 	test_one_write();
+	test_batch_fallback();
 	/* test_files() made the file (one open), the library opened it once */
 	CHECK(k.data_opens == 2, "user_events_data opened once by the library (%d opens)",
 	      k.data_opens - 1);

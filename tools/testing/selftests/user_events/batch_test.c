@@ -189,11 +189,17 @@ FIXTURE_TEARDOWN(batch)
 	munmap((void *)self->page, getpagesize());
 }
 
-/* Records of two events through write(): each a line of its own, in order */
+/*
+ * Records of two events through write(): each a line of its own, in order,
+ * each with its own time stamp, taken when the batch is written (between
+ * a trace_marker line written after the batch was filled and one after
+ * the write), not when the record was added
+ */
 TEST_F(batch, records_in_order)
 {
 	static const char *const want[] = {
-		"bt_a: a=1\n", "bt_b: b=2 c=3\n", "bt_a: a=4\n", "bt_b: b=5 c=6\n",
+		"tracing_mark_write: bt-filled\n", "bt_a: a=1\n", "bt_b: b=2 c=3\n", "bt_a: a=4\n",
+		"bt_b: b=5 c=6\n", "tracing_mark_write: bt-written\n",
 	};
 	struct bat b;
 
@@ -204,10 +210,12 @@ TEST_F(batch, records_in_order)
 	bat_add_2u32(&b, self->b.write_index, 2, 3);
 	bat_add_u32(&b, self->a.write_index, 4);
 	bat_add_2u32(&b, self->b.write_index, 5, 6);
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_marker", "bt-filled", O_WRONLY));
 	EXPECT_EQ(b.len, bat_write(self->bfd, &b));
+	ASSERT_EQ(0, uet_write_file(TRACEFS "trace_marker", "bt-written", O_WRONLY));
 	EXPECT_EQ(2, uet_trace_count("bt_a: "));
 	EXPECT_EQ(2, uet_trace_count("bt_b: "));
-	EXPECT_TRUE(trace_in_order(want, 4));
+	EXPECT_TRUE(trace_in_order(want, 6));
 	/* a write of no bytes: an empty batch, 0, nothing recorded */
 	EXPECT_EQ(0, write(self->bfd, b.buf, 0));
 	EXPECT_EQ(4, uet_trace_count("bt_"));
