@@ -88,6 +88,13 @@ static_assert(MAX(USER_EVENT_FITS_ALL, USER_EVENT_FTRACE_LEAST) ==
 #define USER_EVENT_MAX_ENABLERS	8192
 /* Times a write faults its pages in again before giving up */
 #define USER_EVENT_FAULT_TRIES	3
+/*
+ * The enable worker never waits on a fault (for I/O, a userfaultfd or a
+ * filesystem's daemon): one that would wait is tried again after 1, 2,
+ * 4... ms, then every USER_ENABLER_FAULT_WAIT_MAX ms, while its enabler is
+ * there
+ */
+#define USER_ENABLER_FAULT_WAIT_MAX	1024
 /* A write starts with the event's index, an int; the payload follows */
 #define USER_EVENT_INDEX_SIZE	sizeof(int)
 
@@ -2911,34 +2918,20 @@ static void user_event_reap_fn(struct work_struct *work)
  *
  * It goes, and its type with it, once no buffer holds records of it: for
  * each trace array it was enabled in (those whose buffers the core would
- * have cleared), the array is gone, or none of its buffer's records is as
- * old as the retirement (no record of it can be written since: no fd holds
- * it). On each CPU, by one of two rules:
- *
- * - a stamp, the trace array's clock read on that CPU after the event's
- *   last record: the CPU's part of the buffer is empty, or its oldest
- *   unread record is younger (a consuming read may leave older ones on
- *   the reader page, which no overwrite reaches: the oldest is theirs);
- * - its counters, where no stamp can be trusted: its records of the event
- *   are among the unread ones it held at the retirement, the oldest; they
- *   are gone once it is empty, has read out as many since, or was reset
- *   (the counters go back below the mark). Overwrites count too, which is
- *   wrong only while the reader page holds unread records: a CPU is on
- *   this rule while it is offline (nothing is written there) and until a
- *   stamp can be read.
- *
- * A possible CPU offline at the retirement has no clock to read: counted,
- * and stamped at the first check that finds it online. A CPU's part may
- * hold records of two clocks (a trace_clock change resets the online CPUs
- * only): a stamp older than its oldest record proves nothing, the CPU is
- * counted; and a change of the array's clock after the retirement drops
- * every stamp (to be read again in the new clock). The snapshot buffer
- * (CONFIG_TRACER_MAX_TRACE) swaps with the buffer, whole or a CPU at a
- * time: a trace array keeps the event while a snapshot is allocated or
- * its snapshot buffer holds any record, and a CPU on its counters has
- * both its parts counted, each against each (a time stamp tells where a
- * record came from, a counter does not). A worker checks every
- * USER_RETIRED_CHECK while there are retired events.
+ * have cleared), the array is gone, or none of the unread records of its
+ * buffer and of its snapshot buffer, on any possible CPU, online or not,
+ * is of its type (no record of it can be written since: no fd holds it).
+ * The records are looked at, with the ring buffer's iterator, as reading
+ * trace does, not inferred: a CPU's part of a buffer may hold records of
+ * two trace clocks (a clock change resets the online CPUs only), a
+ * consuming read leaves older records on its reader page than the ones
+ * overwrites take, and a snapshot swaps its parts with the buffer's, all
+ * CPUs' or one's, which time stamps and counters each get wrong somewhere.
+ * A look that a writer disturbed (the iterator gave up, or read past as
+ * many records as the part held twice over) keeps the event until the
+ * next; so does a snapshot allocated, which a latency tracer may swap at
+ * any time. A worker looks every USER_RETIRED_CHECK while there are
+ * retired events, at the buffers only they may still be in.
  *
  * A reader may still want the format of records it took out of a buffer
  * (trace-cmd extract reads the data, clears the buffer, then reads every
@@ -2961,34 +2954,6 @@ static unsigned int user_retired_grace_max = 24 * 60 * 60;
 #define USER_RETIRED_SUFFIX	"_retired"
 
 /*
- * A CPU's part of a ring buffer: its unread records, and how many it let
- * go of (read or overwritten) since it was last reset
- */
-struct user_retired_part {
-	unsigned long	entries;
-	unsigned long	gone;
-};
-
-/* A CPU's parts: the trace array's buffer's, and its snapshot buffer's */
-#ifdef CONFIG_TRACER_MAX_TRACE
-#define USER_RETIRED_PARTS	2
-#else
-#define USER_RETIRED_PARTS	1
-#endif
-
-/*
- * One CPU of a trace array, at retirement or at a check: @ts, at
- * retirement, the stamp (U64_MAX: none, counted), at a check, the time
- * stamp of the oldest unread record of its part of the buffer (U64_MAX:
- * none); and what its parts hold (a snapshot swaps them, all CPUs' or
- * one's: which is where may change)
- */
-struct user_retired_cpu {
-	u64			ts;
-	struct user_retired_part parts[USER_RETIRED_PARTS];
-};
-
-/*
  * One trace array whose buffer may hold records of a retired event: known
  * by its address, never dereferenced after the retirement (it may be
  * removed since: then it is not in ftrace_trace_arrays; one made later at
@@ -2997,10 +2962,6 @@ struct user_retired_cpu {
  */
 struct user_retired_buf {
 	struct trace_array	*tr;
-	/* the array's trace clock, which the stamps are of */
-	int			clock_id;
-	/* per possible CPU, what its part of the buffer was at retirement */
-	struct user_retired_cpu	*cpus;
 };
 
 struct user_retired {
@@ -3050,10 +3011,6 @@ static int user_event_nr_buffers(struct user_event *ue)
 
 static void user_retired_free(struct user_retired *r)
 {
-	int i;
-
-	for (i = 0; i < r->nr_bufs; i++)
-		kfree(r->bufs[i].cpus);
 	kfree(r->system);
 	kfree(r->name);
 	kfree(r);
@@ -3063,8 +3020,6 @@ static void user_retired_free(struct user_retired *r)
 static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 {
 	struct user_retired *r;
-	bool ok;
-	int i;
 
 	r = kzalloc(struct_size(r, bufs, nr), GFP_KERNEL_ACCOUNT);
 	if (!r)
@@ -3076,13 +3031,7 @@ static struct user_retired *user_retired_alloc(struct user_event *ue, int nr)
 			      ue->class.system);
 	r->name = kasprintf(GFP_KERNEL_ACCOUNT, "%s_%d", ue->name,
 			    ue->fmt.event.type);
-	ok = r->system && r->name;
-	for (i = 0; i < nr && ok; i++) {
-		r->bufs[i].cpus = kcalloc(nr_cpu_ids, sizeof(*r->bufs[i].cpus),
-					  GFP_KERNEL_ACCOUNT);
-		ok = r->bufs[i].cpus;
-	}
-	if (!ok) {
+	if (!r->system || !r->name) {
 		user_retired_free(r);
 		return NULL;
 	}
@@ -3118,75 +3067,13 @@ static void user_retired_set_format(struct user_event *ue,
 }
 
 /*
- * What the part of @buf (may be NULL) of @cpu, which may be offline,
- * holds now. The unread records first: one let go of between the reads can
- * only make the check that compares them wait longer.
- */
-static void user_retired_count_part(struct trace_buffer *buf, int cpu,
-				    struct user_retired_part *p)
-{
-	if (!buf) {
-		*p = (struct user_retired_part) { };
-		return;
-	}
-	p->entries = ring_buffer_entries_cpu(buf, cpu);
-	p->gone = ring_buffer_read_events_cpu(buf, cpu) +
-		  ring_buffer_overrun_cpu(buf, cpu);
-}
-
-/* What @cpu of @tr holds now, its oldest record's time stamp in @c->ts */
-static void user_retired_count(struct trace_array *tr, int cpu,
-			       struct user_retired_cpu *c)
-{
-	struct trace_buffer *buf = tr->array_buffer.buffer;
-
-	user_retired_count_part(buf, cpu, &c->parts[0]);
-#ifdef CONFIG_TRACER_MAX_TRACE
-	user_retired_count_part(tr->max_buffer.buffer, cpu, &c->parts[1]);
-#endif
-	c->ts = c->parts[0].entries ? ring_buffer_oldest_event_ts(buf, cpu) :
-				      U64_MAX;
-}
-
-/* A read of a trace buffer's clock on a CPU: smp_call_function_single() */
-struct user_retired_clock {
-	struct trace_buffer	*buf;
-	u64			ts;
-};
-
-static void user_retired_clock_read(void *data)
-{
-	struct user_retired_clock *c = data;
-
-	c->ts = ring_buffer_time_stamp(c->buf);
-}
-
-/*
- * A stamp of @buf's clock on @cpu, U64_MAX if none can be read there
- * (offline) or it proves nothing: older than the oldest record @oldest
- * (another clock's) holds. Sleeps (an IPI to @cpu).
- */
-static u64 user_retired_stamp(struct trace_buffer *buf, int cpu, u64 oldest)
-{
-	struct user_retired_clock c = { .buf = buf };
-
-	if (smp_call_function_single(cpu, user_retired_clock_read, &c, 1) ||
-	    (oldest != U64_MAX && oldest > c.ts))
-		return U64_MAX;
-	return c.ts;
-}
-
-/*
- * Note in @r each trace array whose buffer may hold records of @ue, what
- * each CPU's part of it holds, and a stamp where one can be read: what
- * user_retired_done() compares with later. The marks of call are
- * cleared: its removal clears no buffer.
+ * Note in @r each trace array whose buffer may hold records of @ue. The
+ * marks of call are cleared: its removal clears no buffer.
  */
 static void user_retired_hold(struct user_event *ue, struct user_retired *r)
 {
-	struct user_retired_buf *b;
 	struct trace_array *tr;
-	int i = 0, cpu;
+	int i = 0;
 
 	lockdep_assert_held(&event_mutex);
 	guard(mutex)(&trace_types_lock);
@@ -3194,34 +3081,9 @@ static void user_retired_hold(struct user_event *ue, struct user_retired *r)
 		/* trace arrays come and go under event_mutex: nr_bufs is right */
 		if (!user_event_was_in(ue, tr) || WARN_ON_ONCE(i == r->nr_bufs))
 			continue;
-		b = &r->bufs[i++];
-		b->tr = tr;
-		b->clock_id = tr->clock_id;
-		/* after every record of @ue: no fd holds it, nothing writes it */
-		for_each_possible_cpu(cpu) {
-			user_retired_count(tr, cpu, &b->cpus[cpu]);
-			b->cpus[cpu].ts = user_retired_stamp(tr->array_buffer.buffer,
-							     cpu, b->cpus[cpu].ts);
-		}
+		r->bufs[i++].tr = tr;
 		user_event_forget_enabled_in(ue, tr);
 	}
-}
-
-/* May @tr's snapshot buffer hold records of it (then it may swap them back)? */
-static bool user_retired_snapshot(struct trace_array *tr)
-{
-#ifdef CONFIG_TRACER_MAX_TRACE
-	int cpu;
-
-	if (tr->allocated_snapshot)
-		return true;
-	if (!tr->max_buffer.buffer)
-		return false;
-	for_each_possible_cpu(cpu)
-		if (ring_buffer_entries_cpu(tr->max_buffer.buffer, cpu))
-			return true;
-#endif
-	return false;
 }
 
 /* Retire @ue, which is not busy, and whose records @nr trace arrays may hold */
@@ -3259,92 +3121,134 @@ static int user_event_retire(struct user_event *ue, int nr)
 	return 0;
 }
 
-/* What each trace array's buffer holds, at one check */
+/*
+ * Set in @types the type of each unread record of the part of @buf of
+ * @cpu (online or not). False when a writer disturbed the look (see the
+ * section's comment): then the part may hold anything.
+ */
+static bool user_retired_scan_cpu(struct trace_buffer *buf, int cpu,
+				  unsigned long *types)
+{
+	unsigned long budget = 2 * ring_buffer_entries_cpu(buf, cpu) + 64;
+	struct ring_buffer_iter *iter;
+	struct ring_buffer_event *event;
+	struct trace_entry *ent;
+	bool done = false;
+
+	if (budget == 64)
+		return true;
+	iter = ring_buffer_read_start(buf, cpu, GFP_KERNEL);
+	if (!iter)
+		return false;
+	while (budget--) {
+		event = ring_buffer_iter_peek(iter, NULL);
+		if (!event) {
+			done = ring_buffer_iter_empty(iter);
+			if (done)
+				break;
+			/*
+			 * It gives up after a few steps without a record
+			 * (pages, time extends): on from where it stopped
+			 */
+			continue;
+		}
+		ent = ring_buffer_event_data(event);
+		__set_bit(ent->type, types);
+		ring_buffer_iter_advance(iter);
+	}
+	ring_buffer_read_finish(iter);
+	return done;
+}
+
+/* user_retired_scan_cpu() of every possible CPU of @buf (may be NULL) */
+static bool user_retired_scan(struct trace_buffer *buf, unsigned long *types)
+{
+	int cpu;
+
+	if (!buf)
+		return true;
+	for_each_possible_cpu(cpu)
+		if (!user_retired_scan_cpu(buf, cpu, types))
+			return false;
+	return true;
+}
+
+/*
+ * The types of the records each trace array's buffers hold, at one check:
+ * looked at for an array when a retired event asks first
+ */
 struct user_retired_view {
 	int			nr;
 	struct trace_array	**tr;
-	/* user_retired_snapshot(), per array */
-	bool			*snapshot;
-	struct user_retired_cpu	*now;		/* nr_cpu_ids per array */
+	/* per array: NULL until looked at, then its types, or all set */
+	unsigned long		**types;
 };
 
 static void user_retired_view_free(struct user_retired_view *v)
 {
+	int i;
+
+	for (i = 0; v->types && i < v->nr; i++)
+		bitmap_free(v->types[i]);
+	kfree(v->types);
 	kfree(v->tr);
-	kfree(v->snapshot);
-	kfree(v->now);
 }
 
 static int user_retired_view(struct user_retired_view *v)
 {
 	struct trace_array *tr;
-	int i = 0, cpu;
+	int i = 0;
 
 	lockdep_assert_held(&trace_types_lock);
 	v->nr = 0;
 	list_for_each_entry(tr, &ftrace_trace_arrays, list)
 		v->nr++;
 	v->tr = kcalloc(v->nr, sizeof(*v->tr), GFP_KERNEL);
-	v->snapshot = kcalloc(v->nr, sizeof(*v->snapshot), GFP_KERNEL);
-	v->now = kcalloc(array_size(v->nr, nr_cpu_ids), sizeof(*v->now),
-			 GFP_KERNEL);
-	if (!v->tr || !v->snapshot || !v->now) {
+	v->types = kcalloc(v->nr, sizeof(*v->types), GFP_KERNEL);
+	if (!v->tr || !v->types) {
 		user_retired_view_free(v);
 		return -ENOMEM;
 	}
-	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
-		v->tr[i] = tr;
-		v->snapshot[i] = user_retired_snapshot(tr);
-		for_each_possible_cpu(cpu)
-			user_retired_count(tr, cpu, &v->now[i * nr_cpu_ids + cpu]);
-		i++;
-	}
+	list_for_each_entry(tr, &ftrace_trace_arrays, list)
+		v->tr[i++] = tr;
 	return 0;
 }
 
 /*
- * Does a part, @then at retirement, still hold records of it? They were
- * among its @then->entries oldest; a reset wraps.
+ * The types of the records trace array @i of @v holds, unread, in its
+ * buffer and its snapshot buffer; every type when it cannot tell (a
+ * snapshot allocated, a look disturbed); NULL without memory
  */
-static bool user_retired_part_holds(const struct user_retired_part *then,
-				    const struct user_retired_part *now)
+static const unsigned long *user_retired_types(struct user_retired_view *v,
+					       int i)
 {
-	return now->entries && now->gone - then->gone < then->entries;
+	struct trace_array *tr = v->tr[i];
+	unsigned long *types;
+	bool known;
+
+	if (v->types[i])
+		return v->types[i];
+	types = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1, GFP_KERNEL);
+	if (!types)
+		return NULL;
+	known = user_retired_scan(tr->array_buffer.buffer, types);
+#ifdef CONFIG_TRACER_MAX_TRACE
+	known = known && !tr->allocated_snapshot &&
+		user_retired_scan(tr->max_buffer.buffer, types);
+#endif
+	if (!known)
+		bitmap_fill(types, TRACE_EVENT_TYPE_MAX + 1);
+	v->types[i] = types;
+	return types;
 }
 
-/*
- * Does a CPU, @then at retirement, still hold records of it? By the stamp
- * (the snapshot buffer's part is user_retired_snapshot()'s), or else by
- * the counters of its parts, each now against each then: a snapshot may
- * have swapped them.
- */
-static bool user_retired_cpu_holds(const struct user_retired_cpu *then,
-				   const struct user_retired_cpu *now)
-{
-	int i, j;
-
-	if (then->ts != U64_MAX)
-		return now->ts <= then->ts;
-	for (i = 0; i < USER_RETIRED_PARTS; i++)
-		for (j = 0; j < USER_RETIRED_PARTS; j++)
-			if (user_retired_part_holds(&then->parts[i],
-						    &now->parts[j]))
-				return true;
-	return false;
-}
-
-/*
- * Does buffer @b of @r still (maybe) hold records of it? A CPU without a
- * stamp gets one if it is online now; a stamp of a clock the array no
- * longer has is dropped.
- */
-static bool user_retired_holds(struct user_retired_buf *b,
+/* Does buffer @b of @r still (maybe) hold records of it? */
+static bool user_retired_holds(struct user_retired *r,
+			       struct user_retired_buf *b,
 			       struct user_retired_view *v)
 {
-	struct trace_buffer *buf;
-	struct user_retired_cpu *now;
-	bool holds = false;
-	int i, cpu;
+	const unsigned long *types;
+	int i;
 
 	for (i = 0; i < v->nr; i++)
 		if (v->tr[i] == b->tr)
@@ -3352,22 +3256,8 @@ static bool user_retired_holds(struct user_retired_buf *b,
 	/* the trace array was removed, its buffer with it */
 	if (i == v->nr)
 		return false;
-	if (v->snapshot[i])
-		return true;
-	buf = b->tr->array_buffer.buffer;
-	if (b->clock_id != b->tr->clock_id) {
-		b->clock_id = b->tr->clock_id;
-		for_each_possible_cpu(cpu)
-			b->cpus[cpu].ts = U64_MAX;
-	}
-	now = &v->now[i * nr_cpu_ids];
-	for_each_possible_cpu(cpu) {
-		if (b->cpus[cpu].ts == U64_MAX && cpu_online(cpu))
-			b->cpus[cpu].ts = user_retired_stamp(buf, cpu,
-							     now[cpu].ts);
-		holds |= user_retired_cpu_holds(&b->cpus[cpu], &now[cpu]);
-	}
-	return holds;
+	types = user_retired_types(v, i);
+	return !types || test_bit(r->ue->fmt.event.type, types);
 }
 
 /*
@@ -3383,7 +3273,7 @@ static bool user_retired_done(struct user_retired *r,
 	for (i = 0; i < r->nr_bufs; i++) {
 		if (!r->bufs[i].tr)
 			continue;
-		if (user_retired_holds(&r->bufs[i], v))
+		if (user_retired_holds(r, &r->bufs[i], v))
 			done = false;
 		else
 			r->bufs[i].tr = NULL;
@@ -3676,11 +3566,14 @@ struct user_enabler {
  */
 struct user_enabler_fault {
 	struct callback_head	twork;
-	struct work_struct	work;
+	struct delayed_work	work;
 	struct user_event_mm	*umm;		/* holds a reference */
 	/* whose fault it is; NULL once it was unlinked: both of its locks */
 	struct user_enabler	*e;
+	/* the page went again after the fault, before the write */
 	int			tries;
+	/* the fault would have waited: the next try in 1 << @waits ms */
+	unsigned int		waits;
 };
 
 /* Each address space's struct user_event_mm by its mm_struct; RCU to read */
@@ -3906,22 +3799,48 @@ static bool user_enabler_fault_done(struct user_enabler_fault *f,
 }
 
 /*
- * Fault the word of @f's enabler in, writable, then write its event's
- * state (user_enabler_fault_done()). Sleeps; the caller holds no lock.
+ * Fault the word at @uaddr of @mm in, writable, for its enable bit, with
+ * the mmap_lock read-held: what a write to it would fault, but never
+ * waiting (FAULT_FLAG_RETRY_NOWAIT): not for I/O, and not for another
+ * process (its userfaultfd, a filesystem's daemon such as FUSE's), which
+ * could park every worker. 0, -EAGAIN when it would have waited, or
+ * -EFAULT (gone, or not writable).
  */
-static bool user_enabler_fault_in(struct user_enabler_fault *f, bool last)
+static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 {
-	unsigned int flags = FAULT_FLAG_WRITE;
-	struct mm_struct *mm = f->umm->mm;
-	bool unlocked = false, found;
-	unsigned long uaddr;
-	int ret = -ENOENT;
-	u32 mask;
+	unsigned int flags = FAULT_FLAG_WRITE | FAULT_FLAG_ALLOW_RETRY |
+			     FAULT_FLAG_RETRY_NOWAIT;
+	struct vm_area_struct *vma = vma_lookup(mm, uaddr);
+	vm_fault_t ret;
 
+	mmap_assert_locked(mm);
+	if (!vma || !(vma->vm_flags & VM_WRITE))
+		return -EFAULT;
 	if (mm != current->mm)
 		flags |= FAULT_FLAG_REMOTE;
+	ret = handle_mm_fault(vma, uaddr, flags, NULL);
+	if (ret & VM_FAULT_ERROR)
+		return -EFAULT;
+	return ret & VM_FAULT_RETRY ? -EAGAIN : 0;
+}
+
+/*
+ * Fault the word of @f's enabler in, writable, then write its event's
+ * state (user_enabler_fault_done()): 0 when done (or given up), -EAGAIN
+ * when the fault would have waited, -EFAULT when the page went again
+ * before the write (given up instead if @last). Sleeps; the caller holds
+ * no lock.
+ */
+static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
+{
+	struct mm_struct *mm = f->umm->mm;
+	unsigned long uaddr;
+	int ret = -EFAULT;
+	bool found;
+	u32 mask;
+
 	if (!mmget_not_zero(mm))
-		return true;
+		return 0;
 
 	scoped_guard(mutex, &f->umm->lock) {
 		found = f->e && !f->e->unmapped;
@@ -3932,11 +3851,13 @@ static bool user_enabler_fault_in(struct user_enabler_fault *f, bool last)
 
 	if (found) {
 		mmap_read_lock(mm);
-		ret = fixup_user_fault(mm, uaddr, flags, &unlocked);
+		ret = user_word_fault(mm, uaddr);
 		mmap_read_unlock(mm);
 	}
 	mmput(mm);
-	return user_enabler_fault_done(f, !ret, last);
+	if (ret == -EAGAIN)
+		return ret;
+	return user_enabler_fault_done(f, !ret, last) ? 0 : -EFAULT;
 }
 
 /*
@@ -3977,8 +3898,22 @@ static bool user_enabler_fault_in_new(struct user_event_mm *umm,
 	return !user_enabler_write(e, user_event_status(e->ue));
 }
 
+/*
+ * Free @f, done or given up: its enabler, if it still has one, no longer
+ * points at it (whichever path gave up: the memory gone, the tries spent)
+ */
 static void user_enabler_fault_free(struct user_enabler_fault *f)
 {
+	struct user_enabler *e;
+
+	scoped_guard(mutex, &f->umm->lock) {
+		e = f->e;
+		if (e) {
+			guard(mutex)(&e->ue->enablers_lock);
+			if (e->fault == f)
+				e->fault = NULL;
+		}
+	}
 	user_event_mm_put(f->umm);
 	kfree(f);
 }
@@ -3986,20 +3921,31 @@ static void user_enabler_fault_free(struct user_enabler_fault *f)
 static void user_enabler_fault_work(struct work_struct *work)
 {
 	struct user_enabler_fault *f =
-		container_of(work, struct user_enabler_fault, work);
+		container_of(to_delayed_work(work), struct user_enabler_fault,
+			     work);
 
-	if (!user_enabler_fault_in(f, f->tries + 1 >= USER_EVENT_FAULT_TRIES) &&
-	    ++f->tries < USER_EVENT_FAULT_TRIES) {
-		queue_work(system_unbound_wq, &f->work);
+	unsigned int ms = 0;
+
+	switch (user_enabler_fault_in(f, f->tries + 1 >= USER_EVENT_FAULT_TRIES)) {
+	case -EAGAIN:
+		ms = min(1U << f->waits, USER_ENABLER_FAULT_WAIT_MAX);
+		if (ms < USER_ENABLER_FAULT_WAIT_MAX)
+			f->waits++;
+		break;
+	case -EFAULT:
+		f->tries++;
+		break;
+	default:
+		user_enabler_fault_free(f);
 		return;
 	}
-	user_enabler_fault_free(f);
+	queue_delayed_work(system_unbound_wq, &f->work, msecs_to_jiffies(ms));
 }
 
 static void user_enabler_fault_queue_work(struct user_enabler_fault *f)
 {
-	INIT_WORK(&f->work, user_enabler_fault_work);
-	queue_work(system_unbound_wq, &f->work);
+	INIT_DELAYED_WORK(&f->work, user_enabler_fault_work);
+	queue_delayed_work(system_unbound_wq, &f->work, 0);
 }
 
 /*
