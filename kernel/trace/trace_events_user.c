@@ -2927,11 +2927,14 @@ static void user_event_reap_fn(struct work_struct *work)
  * consuming read leaves older records on its reader page than the ones
  * overwrites take, and a snapshot swaps its parts with the buffer's, all
  * CPUs' or one's, which time stamps and counters each get wrong somewhere.
- * A look that a writer disturbed (the iterator gave up, or read past as
- * many records as the part held twice over) keeps the event until the
- * next; so does a snapshot allocated, which a latency tracer may swap at
- * any time. A worker looks every USER_RETIRED_CHECK while there are
- * retired events, at the buffers only they may still be in.
+ * A look that a writer or a reader disturbed (a record of the part was
+ * overwritten or read meanwhile, the iterator started over, or it read
+ * past as many records as the part held twice over) keeps the event until
+ * the next: a part overwritten without pause keeps it until it is quieter,
+ * cleared or removed. So does a snapshot allocated, which a latency
+ * tracer may swap at any time. A worker looks every USER_RETIRED_CHECK
+ * while there are retired events, at the buffers only they may still be
+ * in.
  *
  * A reader may still want the format of records it took out of a buffer
  * (trace-cmd extract reads the data, clears the buffer, then reads every
@@ -3122,21 +3125,52 @@ static int user_event_retire(struct user_event *ue, int nr)
 }
 
 /*
+ * One look at a trace array's buffers: the types of the records seen, and
+ * of those the retired events ask about (@wanted), how many are not seen
+ * yet: the look stops when none is left, as every one of them is held.
+ */
+struct user_retired_look {
+	unsigned long		*types;
+	unsigned long		*wanted;
+	unsigned long		left;
+};
+
+/*
+ * Records of the part of @buf of @cpu let go of (overwritten or read)
+ * since it was last reset: the iterator does not see them go
+ */
+static unsigned long user_retired_gone(struct trace_buffer *buf, int cpu)
+{
+	return ring_buffer_overrun_cpu(buf, cpu) +
+	       ring_buffer_read_events_cpu(buf, cpu);
+}
+
+/*
  * Set in @types the type of each unread record of the part of @buf of
- * @cpu (online or not). False when a writer disturbed the look (see the
- * section's comment): then the part may hold anything.
+ * @cpu (online or not). False when a writer or a reader disturbed the
+ * look (see the section's comment): then the part may hold anything. A
+ * writer that overwrites the page the iterator is on sends it back to
+ * that page's start, and the iterator may then find the buffer's end
+ * there, the pages after it never read; so any record let go of during
+ * the look disturbs it.
  */
 static bool user_retired_scan_cpu(struct trace_buffer *buf, int cpu,
-				  unsigned long *types)
+				  struct user_retired_look *look)
 {
-	unsigned long budget = 2 * ring_buffer_entries_cpu(buf, cpu) + 64;
+	unsigned long entries = ring_buffer_entries_cpu(buf, cpu);
+	unsigned long gone = user_retired_gone(buf, cpu);
 	struct ring_buffer_iter *iter;
 	struct ring_buffer_event *event;
 	struct trace_entry *ent;
+	unsigned long budget;
 	bool done = false;
 
-	if (budget == 64)
+	/* read apart from each other: a count that wrapped is disturbed */
+	if (!entries)
 		return true;
+	if (entries > LONG_MAX / 4)
+		return false;
+	budget = 2 * entries + 64;
 	iter = ring_buffer_read_start(buf, cpu, GFP_KERNEL);
 	if (!iter)
 		return false;
@@ -3153,23 +3187,34 @@ static bool user_retired_scan_cpu(struct trace_buffer *buf, int cpu,
 			continue;
 		}
 		ent = ring_buffer_event_data(event);
-		__set_bit(ent->type, types);
+		if (!__test_and_set_bit(ent->type, look->types) &&
+		    test_bit(ent->type, look->wanted) && !--look->left)
+			break;
 		ring_buffer_iter_advance(iter);
+		if (!(budget & 1023))
+			cond_resched();
 	}
+	done = done && !ring_buffer_iter_dropped(iter);
 	ring_buffer_read_finish(iter);
-	return done;
+	/* every type asked for was seen: what else it holds does not matter */
+	return !look->left ||
+	       (done && user_retired_gone(buf, cpu) == gone);
 }
 
 /* user_retired_scan_cpu() of every possible CPU of @buf (may be NULL) */
-static bool user_retired_scan(struct trace_buffer *buf, unsigned long *types)
+static bool user_retired_scan(struct trace_buffer *buf,
+			      struct user_retired_look *look)
 {
 	int cpu;
 
 	if (!buf)
 		return true;
-	for_each_possible_cpu(cpu)
-		if (!user_retired_scan_cpu(buf, cpu, types))
+	for_each_possible_cpu(cpu) {
+		if (!look->left)
+			break;
+		if (!user_retired_scan_cpu(buf, cpu, look))
 			return false;
+	}
 	return true;
 }
 
@@ -3223,23 +3268,37 @@ static const unsigned long *user_retired_types(struct user_retired_view *v,
 					       int i)
 {
 	struct trace_array *tr = v->tr[i];
-	unsigned long *types;
+	struct user_retired_look look = { };
+	struct user_retired *r;
 	bool known;
+	int j;
 
 	if (v->types[i])
 		return v->types[i];
-	types = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1, GFP_KERNEL);
-	if (!types)
+	look.types = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1, GFP_KERNEL);
+	look.wanted = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1, GFP_KERNEL);
+	if (!look.types || !look.wanted) {
+		bitmap_free(look.types);
+		bitmap_free(look.wanted);
 		return NULL;
-	known = user_retired_scan(tr->array_buffer.buffer, types);
+	}
+	/* the types of the retired events whose records it may hold */
+	list_for_each_entry(r, &user_retired_events, link)
+		for (j = 0; j < r->nr_bufs; j++)
+			if (r->bufs[j].tr == tr &&
+			    !__test_and_set_bit(r->ue->fmt.event.type,
+						look.wanted))
+				look.left++;
+	known = user_retired_scan(tr->array_buffer.buffer, &look);
 #ifdef CONFIG_TRACER_MAX_TRACE
-	known = known && !tr->allocated_snapshot &&
-		user_retired_scan(tr->max_buffer.buffer, types);
+	known = known && (!look.left || (!tr->allocated_snapshot &&
+		user_retired_scan(tr->max_buffer.buffer, &look)));
 #endif
+	bitmap_free(look.wanted);
 	if (!known)
-		bitmap_fill(types, TRACE_EVENT_TYPE_MAX + 1);
-	v->types[i] = types;
-	return types;
+		bitmap_fill(look.types, TRACE_EVENT_TYPE_MAX + 1);
+	v->types[i] = look.types;
+	return look.types;
 }
 
 /* Does buffer @b of @r still (maybe) hold records of it? */
@@ -3794,17 +3853,20 @@ static bool user_enabler_fault_done(struct user_enabler_fault *f,
 	if (faulted && user_enabler_write(e, user_event_status(e->ue)) &&
 	    !last)
 		return false;
+	/* each forgets the other: @e may be unlinked and freed at once */
 	e->fault = NULL;
+	f->e = NULL;
 	return true;
 }
 
 /*
  * Fault the word at @uaddr of @mm in, writable, for its enable bit, with
- * the mmap_lock read-held: what a write to it would fault, but never
- * waiting (FAULT_FLAG_RETRY_NOWAIT): not for I/O, and not for another
- * process (its userfaultfd, a filesystem's daemon such as FUSE's), which
- * could park every worker. 0, -EAGAIN when it would have waited, or
- * -EFAULT (gone, or not writable).
+ * the mmap_lock read-held: what a write to it would fault, but not
+ * waiting (FAULT_FLAG_RETRY_NOWAIT) for I/O nor for the process's
+ * userfaultfd, which could park every worker. A shared file mapping's
+ * ->page_mkwrite() may still wait (FUSE, a frozen filesystem): the flag
+ * does not reach it. 0, -EAGAIN when it would have waited, or -EFAULT
+ * (gone, or not writable).
  */
 static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 {

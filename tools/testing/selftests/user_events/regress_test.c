@@ -2743,6 +2743,129 @@ TEST(retired_after_a_partial_read)
 	EXPECT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
 }
 
+#define RG_OW "instances/rg_ow/"
+
+/* Markers into instance rg_ow from CPU @cpu until @stop; @writes counts */
+struct rg_hammer {
+	int cpu;
+	int stop;	/* __atomic */
+	long writes;	/* __atomic */
+};
+
+static void *rg_hammer_thread(void *arg)
+{
+	struct rg_hammer *h = arg;
+	cpu_set_t cpus;
+	int fd;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(h->cpu, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return NULL;
+	fd = open(TRACEFS RG_OW "trace_marker", O_WRONLY);
+	if (fd < 0)
+		return NULL;
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED))
+		if (write(fd, "rg_ow_hammer_0123456789abcdef", 29) == 29)
+			__atomic_fetch_add(&h->writes, 1, __ATOMIC_RELAXED);
+	close(fd);
+	return NULL;
+}
+
+/*
+ * Failure: the look at a buffer for a retired event's records took the
+ * iterator's end for the buffer's. A writer that overwrites the page the
+ * iterator is on sends it back to that page's start, where it finds the
+ * newest records and the end, the pages after it never read: the event
+ * went, its type freed, while its records were still in the buffer
+ * ("Unknown type" in trace). The instance's CPU 1 part is full of markers,
+ * the event's records among the newest; the event is deleted; then, in
+ * rounds, a thread on CPU 1 overwrites the buffer while this one, on CPU
+ * 0, has the kernel look (uet_reclaim_retired()), which the vCPUs' turns
+ * interleave with the writer's. Whenever the event is gone, its records
+ * must be gone too. Each round's writes overwrite less than the buffer
+ * holds before the event's records, and the event must go once they are
+ * overwritten and the writer stops.
+ */
+TEST_F_TIMEOUT(slow, retired_while_overwritten, 600)
+{
+	struct rg_hammer h = { .cpu = 1 };
+	struct user_status_reg reg;
+	char path[512], line[64];
+	cpu_set_t cpus, saved;
+	int fd, id, i, round, unknown = 0, gone;
+	long fill;
+	pthread_t th;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs CPUs 0 and 1 online");
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	uet_write_file(UE_DYN, "-:rg_ow", O_APPEND);
+	rmdir(TRACEFS RG_OW);
+	ASSERT_EQ(0, mkdir(TRACEFS RG_OW, 0755));
+	ASSERT_EQ(0, uet_write_file(TRACEFS RG_OW "buffer_size_kb", "512", O_TRUNC));
+	/* CPU 1's part full: markers until one is overwritten */
+	fd = open(TRACEFS RG_OW "trace_marker", O_WRONLY);
+	ASSERT_LE(0, fd);
+	for (fill = 0; fill < 1000000; fill++) {
+		snprintf(line, sizeof(line), "rg_ow_fill_%08ld", fill);
+		ASSERT_EQ(strlen(line), write(fd, line, strlen(line)));
+		if (!(fill % 256) && uet_instance_trace_count(RG_OW, "rg_ow_fill_00000000\n") == 0)
+			break;
+	}
+	close(fd);
+	ASSERT_GT(1000000, fill);
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register(fd, "rg_ow u32 n", &reg));
+	id = uet_tracepoint_id("rg_ow");
+	ASSERT_EQ(0, uet_enable(RG_OW, "rg_ow", 1));
+	for (i = 0; i < 3; i++) {
+		struct { int idx; __u32 n; } rec = { reg.write_index, i };
+
+		ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
+	}
+	ASSERT_EQ(0, uet_enable(RG_OW, "rg_ow", 0));
+	close(fd);
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_ow", O_APPEND));
+	uet_retired_dir(RG_OW, "user_events", "rg_ow", id, path, sizeof(path));
+	ASSERT_EQ(0, access(path, F_OK));
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	/* rounds of an eighth of the buffer, until the event's records are overwritten */
+	for (round = 0; round < 12 && !unknown; round++) {
+		h.stop = 0;
+		h.writes = 0;
+		ASSERT_EQ(0, pthread_create(&th, NULL, rg_hammer_thread, &h));
+		while (__atomic_load_n(&h.writes, __ATOMIC_RELAXED) < fill / 8 &&
+		       !access(path, F_OK))
+			uet_reclaim_retired();
+		__atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
+		pthread_join(th, NULL);
+		gone = access(path, F_OK) != 0;
+		if (gone) {
+			/* its type is free: a record left prints as unknown */
+			unknown = uet_instance_trace_count(RG_OW, "Unknown type");
+			break;
+		}
+	}
+	EXPECT_EQ(0, unknown)
+		TH_LOG("round %d: the event went with its records in the buffer", round);
+	/* overwritten many times over, written no more: it goes */
+	EXPECT_EQ(0, uet_instance_trace_count(RG_OW, "rg_ow: n="));
+	EXPECT_EQ(0, uet_reclaim_retired());
+	EXPECT_EQ(-1, access(path, F_OK));
+	EXPECT_EQ(0, rmdir(TRACEFS RG_OW));
+	EXPECT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
+}
+
 /*
  * Failure: a fault of an enable word handed to the worker found the
  * process's memory gone (it exited first) and was freed while its enabler
