@@ -1248,7 +1248,7 @@ static char *read_trace_pipe(void)
 }
 
 /*
- * The seen workflow of issue 32, which emptied the host's whole buffer: a
+ * The workflow seen to empty the host's whole buffer on deletion: a
  * tenant's status-page event recorded 3 records while the host enabled it,
  * the host wrote two trace_marker lines and recorded an event of its own,
  * then the tenant, in its "container", deleted its idle event through its

@@ -2417,7 +2417,7 @@ static int write_n_ab(int fd, int widx, __u32 n)
 }
 
 /*
- * Failure (issue 32): deleting an event emptied the buffer of every
+ * Failure: deleting an event emptied the buffer of every
  * instance it had been enabled in, the kernel's records and everyone's.
  * Enabled in instance rg_inst only: 3 records, two trace_marker lines
  * there and one at the top, then deleted through dynamic_events: both
