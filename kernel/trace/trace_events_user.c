@@ -23,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/init.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/pagemap.h>
@@ -2413,7 +2414,7 @@ static void user_event_mm_drop_released(bool reap);
 
 /* Retired events: deleted, their records still in a buffer; event_mutex */
 static LIST_HEAD(user_retired_events);
-static void user_retired_reclaim(struct user_event_group *room_for, bool all);
+static bool user_retired_reclaim(struct user_event_group *room_for, bool all);
 
 /* Hook one consumer's probe on or off; @users counts that kind */
 static int user_event_attach(struct user_event *ue, void *probe, void *data,
@@ -2540,6 +2541,7 @@ enum {
 	UE_REG_KEEP	= BIT(1),	/* until deleted, not while referred to */
 	UE_REG_PERSIST	= BIT(2),	/* USER_EVENT_REG_PERSIST */
 	UE_REG_MULTI	= BIT(3),	/* USER_EVENT_REG_MULTI_FORMAT */
+	UE_REG_ADOPT_LATER = BIT(4),	/* an event found: the caller adopts it */
 };
 
 /* May @g have no more events? */
@@ -2619,16 +2621,10 @@ static int user_event_register_type(struct user_event *ue)
 	/*
 	 * The type ids (TRACE_EVENT_TYPE_MAX) are one pool for every trace
 	 * event, dynamic ones of all kinds: a group's limit does not hold one.
-	 * Retired events hold theirs: those no buffer holds records of go
-	 * first, of every group, as at kernel.user_events_max.
+	 * Retired events hold theirs: see user_event_find_or_create().
 	 */
-	if (!register_trace_event(&fmt->event)) {
-		if (list_empty(&user_retired_events))
-			return -ENOSPC;
-		user_retired_reclaim(NULL, true);
-		if (!register_trace_event(&fmt->event))
-			return -ENOSPC;
-	}
+	if (!register_trace_event(&fmt->event))
+		return -ENOSPC;
 	ue->call.event.type = fmt->event.type;
 	return 0;
 }
@@ -2711,10 +2707,6 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 	struct user_event *ue;
 	int ret;
 
-	/* retired events count: those no buffer holds any more go first */
-	if (user_events_full(g) && !list_empty(&user_retired_events))
-		user_retired_reclaim(g, user_events_count >=
-				     READ_ONCE(user_events_max));
 	if (user_events_full(g))
 		return ERR_PTR(-EMFILE);
 
@@ -2741,8 +2733,30 @@ static struct user_event *user_event_create_spec(struct user_event_group *g,
 }
 
 /*
+ * Look at the buffers for retired events that may go, letting go of
+ * event_mutex meanwhile (see user_retired_reclaim()): @g stays, held
+ */
+static void user_retired_reclaim_unlocked(struct user_event_group *g,
+					  bool all)
+{
+	lockdep_assert_held(&event_mutex);
+	user_group_get(g);
+	mutex_unlock(&event_mutex);
+	user_retired_reclaim(g, all);
+	mutex_lock(&event_mutex);
+	user_group_put(g);
+}
+
+/*
  * Create the event of @g that @cmd (past @skip bytes) describes, or find it
- * if it exists with its fields; @how is a UE_REG_* mask.
+ * if it exists with its fields; @how is a UE_REG_* mask. Retired events
+ * count against the limits and hold their type ids: for want of room, or
+ * when the type ids ran out, it looks for those no buffer holds records
+ * of any more, which go at once (those of @g only, unless
+ * kernel.user_events_max is reached or the type ids ran out), then starts
+ * over: at most once for each of the two. It lets go of event_mutex
+ * meanwhile: the caller must hold nothing that others must not see half
+ * made.
  */
 static struct user_event *user_event_find_or_create(struct user_event_group *g,
 						    const char *cmd,
@@ -2751,9 +2765,12 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 {
 	struct user_spec d;
 	struct user_event *ue;
-	int ret;
+	/* 1: looked for @g's retired events, 2: for every group's */
+	int looked = 0, ret;
+	bool all;
 
 	lockdep_assert_held(&event_mutex);
+again:
 	ret = user_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
@@ -2771,12 +2788,29 @@ static struct user_event *user_event_find_or_create(struct user_event_group *g,
 			user_parse_err(&(struct user_parse){ .cmd = cmd },
 				       USER_ERR_OTHER_FIELDS, NULL);
 		user_spec_free(&d);
-		ret = ret ?: user_event_adopt(ue, how);
+		if (!ret && !(how & UE_REG_ADOPT_LATER))
+			ret = user_event_adopt(ue, how);
 		return ret ? ERR_PTR(ret) : ue;
 	}
 
+	/* only the group's own retired events make room in it */
+	all = user_events_count >= READ_ONCE(user_events_max);
+	if (!looked && user_events_full(g) &&
+	    (all ? !list_empty(&user_retired_events) : g->nr_retired)) {
+		user_spec_free(&d);
+		user_retired_reclaim_unlocked(g, all);
+		looked = all ? 2 : 1;
+		goto again;
+	}
 	ue = user_event_create_spec(g, &d, how);
 	user_spec_free(&d);
+	/* the type ids: every group's retired events hold theirs */
+	if (looked < 2 && PTR_ERR_OR_ZERO(ue) == -ENOSPC &&
+	    !list_empty(&user_retired_events)) {
+		user_retired_reclaim_unlocked(g, true);
+		looked = 2;
+		goto again;
+	}
 	if (PTR_ERR_OR_ZERO(ue) == -ENOSPC)
 		user_parse_err(&(struct user_parse){ .cmd = cmd }, USER_ERR_NO_TYPE_ID,
 			       NULL);
@@ -2932,9 +2966,18 @@ static void user_event_reap_fn(struct work_struct *work)
  * past as many records as the part held twice over) keeps the event until
  * the next: a part overwritten without pause keeps it until it is quieter,
  * cleared or removed. So does a snapshot allocated, which a latency
- * tracer may swap at any time. A worker looks every USER_RETIRED_CHECK
+ * tracer or a snapshot trigger may swap at any time, under no lock a look
+ * can hold: until it is freed. A worker looks every USER_RETIRED_CHECK
  * while there are retired events, at the buffers only they may still be
- * in.
+ * in, and less and less often (up to USER_RETIRED_CHECK_MAX) while its
+ * looks are disturbed.
+ *
+ * A look holds trace_types_lock, under which buffers are resized, trace
+ * arrays removed and snapshots allocated, so that the buffers stay as
+ * they are; not event_mutex: tracers that enable or disable events do
+ * not wait for it. One look runs at a time (user_retired_look_mutex). A
+ * registration that needs the room looks without event_mutex too, then
+ * starts over (user_event_find_or_create()).
  *
  * A reader may still want the format of records it took out of a buffer
  * (trace-cmd extract reads the data, clears the buffer, then reads every
@@ -2949,6 +2992,16 @@ static void user_event_reap_fn(struct work_struct *work)
  * its limit, and charged to the deleter's memory cgroup.
  */
 #define USER_RETIRED_CHECK	HZ
+#define USER_RETIRED_CHECK_MAX	(8 * HZ)
+
+/* One look at the buffers at a time */
+static DEFINE_MUTEX(user_retired_look_mutex);
+/* The worker's next check; event_mutex */
+static unsigned long user_retired_delay = USER_RETIRED_CHECK;
+/* Events retired so far: a look decides on those retired before it */
+static u64 user_retired_seq;
+/* Looks started so far; user_retired_look_mutex */
+static u64 user_retired_looks;
 
 /* kernel.user_events_retired_grace, in seconds: at most a day */
 static unsigned int user_retired_grace = 60;
@@ -2970,6 +3023,7 @@ struct user_retired_buf {
 struct user_retired {
 	struct list_head	link;		/* in user_retired_events */
 	struct user_event	*ue;
+	u64			seq;		/* user_retired_seq when retired */
 	/* when every buffer was first found free of its records; 0: not yet */
 	unsigned long		clean_at;
 	/* fmt's class: <system>_retired, no reg, fields of its own */
@@ -3118,8 +3172,10 @@ static int user_event_retire(struct user_event *ue, int nr)
 
 	user_event_unlist(ue);
 	ue->group->nr_retired++;
+	r->seq = ++user_retired_seq;
 	list_add_tail(&r->link, &user_retired_events);
 	/* unless pending: retirements in a row must not keep putting it off */
+	user_retired_delay = USER_RETIRED_CHECK;
 	schedule_delayed_work(&user_retired_work, USER_RETIRED_CHECK);
 	return 0;
 }
@@ -3219,13 +3275,16 @@ static bool user_retired_scan(struct trace_buffer *buf,
 }
 
 /*
- * The types of the records each trace array's buffers hold, at one check:
- * looked at for an array when a retired event asks first
+ * One check: the trace arrays, and for each the types that the retired
+ * events ask about (taken under event_mutex), then the types of the
+ * records its buffers hold (looked at under trace_types_lock alone)
  */
 struct user_retired_view {
 	int			nr;
 	struct trace_array	**tr;
-	/* per array: NULL until looked at, then its types, or all set */
+	/* per array: NULL if no retired event asks about it */
+	unsigned long		**wanted;
+	/* per array: NULL if not looked at, then its types, or all set */
 	unsigned long		**types;
 };
 
@@ -3235,88 +3294,107 @@ static void user_retired_view_free(struct user_retired_view *v)
 
 	for (i = 0; v->types && i < v->nr; i++)
 		bitmap_free(v->types[i]);
+	for (i = 0; v->wanted && i < v->nr; i++)
+		bitmap_free(v->wanted[i]);
 	kfree(v->types);
+	kfree(v->wanted);
 	kfree(v->tr);
 }
 
+/* Index of @tr in @v, or v->nr if it is not there (it was removed) */
+static int user_retired_view_find(struct user_retired_view *v,
+				  struct trace_array *tr)
+{
+	int i;
+
+	for (i = 0; i < v->nr; i++)
+		if (v->tr[i] == tr)
+			break;
+	return i;
+}
+
+/* The trace arrays, and the types each retired event asks about */
 static int user_retired_view(struct user_retired_view *v)
 {
 	struct trace_array *tr;
-	int i = 0;
+	struct user_retired *r;
+	int i = 0, j, k;
 
+	lockdep_assert_held(&event_mutex);
 	lockdep_assert_held(&trace_types_lock);
-	v->nr = 0;
 	list_for_each_entry(tr, &ftrace_trace_arrays, list)
 		v->nr++;
 	v->tr = kcalloc(v->nr, sizeof(*v->tr), GFP_KERNEL);
+	v->wanted = kcalloc(v->nr, sizeof(*v->wanted), GFP_KERNEL);
 	v->types = kcalloc(v->nr, sizeof(*v->types), GFP_KERNEL);
-	if (!v->tr || !v->types) {
-		user_retired_view_free(v);
+	if (!v->tr || !v->wanted || !v->types)
 		return -ENOMEM;
-	}
 	list_for_each_entry(tr, &ftrace_trace_arrays, list)
 		v->tr[i++] = tr;
+	list_for_each_entry(r, &user_retired_events, link) {
+		for (j = 0; j < r->nr_bufs; j++) {
+			k = user_retired_view_find(v, r->bufs[j].tr);
+			if (!r->bufs[j].tr || k == v->nr)
+				continue;
+			if (!v->wanted[k])
+				v->wanted[k] = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1,
+							     GFP_KERNEL);
+			if (!v->wanted[k])
+				return -ENOMEM;
+			__set_bit(r->ue->fmt.event.type, v->wanted[k]);
+		}
+	}
 	return 0;
 }
 
 /*
- * The types of the records trace array @i of @v holds, unread, in its
- * buffer and its snapshot buffer; every type when it cannot tell (a
- * snapshot allocated, a look disturbed); NULL without memory
+ * Set the types of the records trace array @i of @v holds, unread, in its
+ * buffer and its snapshot buffer: every type when it cannot tell (a
+ * snapshot allocated, a look disturbed), which it returns false for.
+ * Without memory it is left unknown, which holds every retired event.
  */
-static const unsigned long *user_retired_types(struct user_retired_view *v,
-					       int i)
+static bool user_retired_look(struct user_retired_view *v, int i)
 {
 	struct trace_array *tr = v->tr[i];
-	struct user_retired_look look = { };
-	struct user_retired *r;
+	struct user_retired_look look = { .wanted = v->wanted[i] };
 	bool known;
-	int j;
 
-	if (v->types[i])
-		return v->types[i];
+	lockdep_assert_held(&trace_types_lock);
+	if (!look.wanted)
+		return true;
 	look.types = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1, GFP_KERNEL);
-	look.wanted = bitmap_zalloc(TRACE_EVENT_TYPE_MAX + 1, GFP_KERNEL);
-	if (!look.types || !look.wanted) {
-		bitmap_free(look.types);
-		bitmap_free(look.wanted);
-		return NULL;
-	}
-	/* the types of the retired events whose records it may hold */
-	list_for_each_entry(r, &user_retired_events, link)
-		for (j = 0; j < r->nr_bufs; j++)
-			if (r->bufs[j].tr == tr &&
-			    !__test_and_set_bit(r->ue->fmt.event.type,
-						look.wanted))
-				look.left++;
+	if (!look.types)
+		return false;
+	look.left = bitmap_weight(look.wanted, TRACE_EVENT_TYPE_MAX + 1);
 	known = user_retired_scan(tr->array_buffer.buffer, &look);
 #ifdef CONFIG_TRACER_MAX_TRACE
 	known = known && (!look.left || (!tr->allocated_snapshot &&
 		user_retired_scan(tr->max_buffer.buffer, &look)));
 #endif
-	bitmap_free(look.wanted);
 	if (!known)
 		bitmap_fill(look.types, TRACE_EVENT_TYPE_MAX + 1);
 	v->types[i] = look.types;
-	return look.types;
+	return known;
 }
 
-/* Does buffer @b of @r still (maybe) hold records of it? */
+/*
+ * Does buffer @b of @r still (maybe) hold records of it? Without a view
+ * (@v NULL), as far as the looks before knew: yes.
+ */
 static bool user_retired_holds(struct user_retired *r,
 			       struct user_retired_buf *b,
 			       struct user_retired_view *v)
 {
-	const unsigned long *types;
 	int i;
 
-	for (i = 0; i < v->nr; i++)
-		if (v->tr[i] == b->tr)
-			break;
+	if (!v)
+		return true;
+	i = user_retired_view_find(v, b->tr);
+
 	/* the trace array was removed, its buffer with it */
 	if (i == v->nr)
 		return false;
-	types = user_retired_types(v, i);
-	return !types || test_bit(r->ue->fmt.event.type, types);
+	return !v->types[i] || test_bit(r->ue->fmt.event.type, v->types[i]);
 }
 
 /*
@@ -3363,36 +3441,81 @@ static void user_retired_remove(struct user_retired *r)
 }
 
 /*
- * Remove the retired events that no buffer holds records of any more: past
- * their grace, or at once those of group @room_for, which needs the room,
- * or of every group (@all: kernel.user_events_max is reached, or the trace
- * event type ids ran out)
+ * Remove the retired events (of those retired by @seq) whose buffers are
+ * free of their records, as @v (or, NULL, the looks before) found them:
+ * past their grace, or at once those of group @room_for or (@all) of
+ * every group
  */
-static void user_retired_reclaim(struct user_event_group *room_for, bool all)
+static void user_retired_apply(struct user_retired_view *v, u64 seq,
+			       struct user_event_group *room_for, bool all)
 {
-	struct user_retired_view v;
 	struct user_retired *r, *tmp;
 	LIST_HEAD(done);
 
 	lockdep_assert_held(&event_mutex);
-	scoped_guard(mutex, &trace_types_lock) {
-		if (user_retired_view(&v))
-			return;
-		list_for_each_entry_safe(r, tmp, &user_retired_events, link)
-			if (user_retired_done(r, &v, all || r->ue->group == room_for))
-				list_move_tail(&r->link, &done);
-	}
-	user_retired_view_free(&v);
+	/* those retired since asked about nothing: not looked for */
+	list_for_each_entry_safe(r, tmp, &user_retired_events, link)
+		if (r->seq <= seq &&
+		    user_retired_done(r, v, all || r->ue->group == room_for))
+			list_move_tail(&r->link, &done);
 	list_for_each_entry_safe(r, tmp, &done, link)
 		user_retired_remove(r);
 }
 
+/*
+ * Look at the buffers, then remove the retired events that no buffer
+ * holds records of any more: past their grace, or at once those of group
+ * @room_for, which needs the room, or of every group (@all:
+ * kernel.user_events_max is reached, or the trace event type ids ran
+ * out). Called without event_mutex (see the section's comment). For a
+ * registration (@room_for), a look that started after it came and ended
+ * while it waited stands for its own. False when a look was disturbed, or
+ * memory lacked.
+ */
+static bool user_retired_reclaim(struct user_event_group *room_for, bool all)
+{
+	u64 looks = READ_ONCE(user_retired_looks), seq;
+	struct user_retired_view v = { };
+	bool known = true;
+	int i, ret;
+
+	lockdep_assert_not_held(&event_mutex);
+	guard(mutex)(&user_retired_look_mutex);
+	if (room_for && user_retired_looks != looks) {
+		guard(mutex)(&event_mutex);
+		user_retired_apply(NULL, user_retired_seq, room_for, all);
+		return true;
+	}
+	user_retired_looks++;
+	mutex_lock(&event_mutex);
+	mutex_lock(&trace_types_lock);
+	seq = user_retired_seq;
+	ret = user_retired_view(&v);
+	mutex_unlock(&event_mutex);
+	for (i = 0; !ret && i < v.nr; i++)
+		known &= user_retired_look(&v, i);
+	mutex_unlock(&trace_types_lock);
+	if (!ret) {
+		guard(mutex)(&event_mutex);
+		user_retired_apply(&v, seq, room_for, all);
+	}
+	user_retired_view_free(&v);
+	return !ret && known;
+}
+
 static void user_retired_work_fn(struct work_struct *work)
 {
+	bool known = user_retired_reclaim(NULL, false);
+
 	guard(mutex)(&event_mutex);
-	user_retired_reclaim(NULL, false);
+	/* looks that writers or readers disturb: less and less often */
+	if (known)
+		user_retired_delay = USER_RETIRED_CHECK;
+	else
+		user_retired_delay = min(2 * user_retired_delay,
+					 USER_RETIRED_CHECK_MAX);
 	if (!list_empty(&user_retired_events))
-		schedule_delayed_work(&user_retired_work, USER_RETIRED_CHECK);
+		schedule_delayed_work(&user_retired_work, user_retired_delay);
 }
 
 /*
@@ -3860,13 +3983,28 @@ static bool user_enabler_fault_done(struct user_enabler_fault *f,
 }
 
 /*
+ * Can an enable word be at @vma (NULL: nothing mapped)? It must be
+ * writable, and not in a shared mapping of a file whose pages are made
+ * writable by its file system (->page_mkwrite(): FUSE asks its daemon, a
+ * frozen file system waits to be thawed), which the kernel's faults for
+ * the bit would wait on, on behalf of a tracer. tmpfs, memfd and
+ * MAP_SHARED | MAP_ANONYMOUS memory have no ->page_mkwrite().
+ */
+static bool user_word_vma_ok(struct vm_area_struct *vma)
+{
+	if (!vma || !(vma->vm_flags & VM_WRITE))
+		return false;
+	return !(vma->vm_flags & VM_SHARED) || !vma->vm_ops ||
+	       !vma->vm_ops->page_mkwrite;
+}
+
+/*
  * Fault the word at @uaddr of @mm in, writable, for its enable bit, with
  * the mmap_lock read-held: what a write to it would fault, but not
  * waiting (FAULT_FLAG_RETRY_NOWAIT) for I/O nor for the process's
- * userfaultfd, which could park every worker. A shared file mapping's
- * ->page_mkwrite() may still wait (FUSE, a frozen filesystem): the flag
- * does not reach it. 0, -EAGAIN when it would have waited, or -EFAULT
- * (gone, or not writable).
+ * userfaultfd, which could park every worker. No ->page_mkwrite(), which
+ * the flag does not reach: see user_word_vma_ok(). 0, -EAGAIN when it
+ * would have waited, or -EFAULT (gone, or not writable).
  */
 static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 {
@@ -3876,7 +4014,7 @@ static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 	vm_fault_t ret;
 
 	mmap_assert_locked(mm);
-	if (!vma || !(vma->vm_flags & VM_WRITE))
+	if (!user_word_vma_ok(vma))
 		return -EFAULT;
 	if (mm != current->mm)
 		flags |= FAULT_FLAG_REMOTE;
@@ -4045,6 +4183,27 @@ static void user_enabler_fault_now(struct callback_head *twork)
 }
 
 /*
+ * A fault for an enabler of @mm: charged to @mm's memory cgroup, whose
+ * process asked for the bit, not to the tracer's, whose attach makes it.
+ * Under the locks of every tracer, that cgroup's reclaim does not run: at
+ * its limit (or with no free memory at hand), the fault is not charged,
+ * rather than the update lost (one at a time per enabler, whose own
+ * memory the process was charged for).
+ */
+static struct user_enabler_fault *user_enabler_fault_alloc(struct mm_struct *mm)
+{
+	struct mem_cgroup *memcg, *old;
+	struct user_enabler_fault *f;
+
+	memcg = get_mem_cgroup_from_mm(mm);
+	old = set_active_memcg(memcg);
+	f = kzalloc(sizeof(*f), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	set_active_memcg(old);
+	mem_cgroup_put(memcg);
+	return f ?: kzalloc(sizeof(*f), GFP_KERNEL);
+}
+
+/*
  * Bring @e's bit up to date: now if its page is there writable, else
  * later, out of the caller's locks (an event_mutex holder may wait on
  * them): on the calling task's way back to user space
@@ -4060,7 +4219,7 @@ static void user_enabler_update(struct user_enabler *e)
 	lockdep_assert_held(&e->ue->enablers_lock);
 	if (e->fault || !user_enabler_write(e, user_event_status(e->ue)))
 		return;
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = user_enabler_fault_alloc(e->umm->mm);
 	if (!f) {
 		pr_warn_ratelimited("enable bit %u at 0x%lx not updated\n",
 				    e->bit, e->addr);
@@ -4259,7 +4418,7 @@ static int user_enabler_watch(struct user_enabler *e,
 		user_enabler_add_mm(e, umm);
 	mmap_read_lock(umm->mm);
 	vma = vma_lookup(umm->mm, e->addr);
-	ok = vma && (vma->vm_flags & VM_WRITE) && !READ_ONCE(e->unmapped);
+	ok = user_word_vma_ok(vma) && !READ_ONCE(e->unmapped);
 	mmap_read_unlock(umm->mm);
 	if (ok)
 		return 0;
@@ -4452,6 +4611,30 @@ void user_event_mm_fork(struct task_struct *t)
  * A new enabler @e of the calling process, not linked yet: watched, with
  * its word checked (user_enabler_watch()), or -errno and @e freed
  */
+/*
+ * What user_enabler_prepare() would refuse @e for, told before an event is
+ * made for it: EADDRINUSE, ENOSPC, or EFAULT (its word cannot be there).
+ * Prepared after, it is checked again.
+ */
+static int user_enabler_check(struct user_enabler *e)
+{
+	struct user_event_mm *umm = user_event_mm_find(current->mm);
+	struct user_enabler *old;
+	bool stale, ok;
+
+	lockdep_assert_held(&event_mutex);
+	old = user_enabler_find(umm, e->addr, e->bit);
+	stale = old && old->unmapped && !old->unregistering;
+	if (old && !stale)
+		return -EADDRINUSE;
+	if (umm->nr_enablers - stale >= USER_EVENT_MAX_ENABLERS)
+		return -ENOSPC;
+	mmap_read_lock(umm->mm);
+	ok = user_word_vma_ok(vma_lookup(umm->mm, e->addr));
+	mmap_read_unlock(umm->mm);
+	return ok ? 0 : -EFAULT;
+}
+
 static int user_enabler_prepare(struct user_enabler *e)
 {
 	struct user_event_mm *umm = user_event_mm_find(current->mm);
@@ -4563,7 +4746,10 @@ static char *user_desc_from_user(const char __user *udesc)
 /*
  * Register @desc on @file's fd, @how (UE_REG_*), and link @e to it when
  * given (the enable-bit ABI; the process's now, or freed on an error).
- * Returns the write index or -errno.
+ * Returns the write index or -errno. What @e would be refused for is
+ * checked first, then the event is found or made, which may let go of
+ * event_mutex, and only then is @e watched: a watched enabler must have
+ * its event by then (fork() copies it, exit frees it).
  */
 static int user_event_fd_register(struct file *file, const char *desc,
 				  unsigned int how, struct user_enabler *e,
@@ -4576,34 +4762,52 @@ static int user_event_fd_register(struct file *file, const char *desc,
 
 	lockdep_assert_held(&event_mutex);
 	if (e) {
-		widx = user_enabler_prepare(e);
-		if (widx)
+		widx = user_enabler_check(e);
+		if (widx) {
+			kfree(e);
 			return widx;
+		}
 	}
 
-	ue = user_event_find_or_create(ufd->group, desc, 0, how, &created);
+	ue = user_event_find_or_create(ufd->group, desc, 0,
+				       how | (e ? UE_REG_ADOPT_LATER : 0),
+				       &created);
 	if (IS_ERR(ue)) {
-		widx = PTR_ERR(ue);
-		goto undo;
+		kfree(e);
+		return PTR_ERR(ue);
+	}
+
+	/* user_enabler_prepare() may drop a stale enabler's reference on it */
+	refcount_inc(&ue->refs);
+	if (e) {
+		widx = user_enabler_prepare(e);
+		if (widx)
+			goto out;
+		widx = created ? 0 : user_event_adopt(ue, how);
+		if (widx)
+			goto undo;
 	}
 
 	widx = user_event_fd_add(ufd, ue, created, !!e);
-	if (widx < 0) {
-		if (created)
-			user_event_destroy(ue);
+	if (widx < 0)
 		goto undo;
-	}
 
 	if (e) {
 		guard(mutex)(&e->umm->lock);
 		user_enabler_add_event(e, ue);
 	}
-
 	*uep = ue;
-	return widx;
+	goto out;
 undo:
 	if (e)
 		user_enabler_drop_mm(e);
+out:
+	if (widx < 0 && created) {
+		refcount_dec(&ue->refs);
+		user_event_destroy(ue);
+	} else {
+		user_event_put(ue);
+	}
 	return widx;
 }
 

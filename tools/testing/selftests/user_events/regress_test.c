@@ -2509,6 +2509,70 @@ static int rp_read_pipe(size_t count)
 }
 
 /*
+ * This task on CPU 0 (its CPUs before in *@saved), and instance rg_rp
+ * made anew, of two sub-buffers a CPU, overwritten when full, with no
+ * event rg_rp; 0 or -1
+ */
+static int rp_start(cpu_set_t *saved)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_getaffinity(0, sizeof(*saved), saved) ||
+	    sched_setaffinity(0, sizeof(cpus), &cpus))
+		return -1;
+	uet_write_file(UE_DYN, "-:rg_rp", O_APPEND);
+	rmdir(TRACEFS RG_RP);
+	if (mkdir(TRACEFS RG_RP, 0755))
+		return -1;
+	return uet_write_file(TRACEFS RG_RP "buffer_size_kb", "8", O_TRUNC) ? -1 : 0;
+}
+
+/* @count markers "@prefix%08d" into rg_rp; 0 or -1 */
+static int rp_markers(const char *prefix, int count)
+{
+	int fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY), i, len, ret = 0;
+	char line[64];
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < count && !ret; i++) {
+		len = snprintf(line, sizeof(line), "%s%08d", prefix, i);
+		ret = write(fd, line, len) == len ? 0 : -1;
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * Event rg_rp made, @count records "n=0".."n=@count-1" of it written
+ * into rg_rp, then disabled there: its type id, or -1
+ */
+static int rp_records(int count)
+{
+	int fd = open(UE_DATA, O_RDWR), id = -1, i;
+	struct user_status_reg reg;
+
+	if (fd < 0)
+		return -1;
+	if (uet_register(fd, "rg_rp u32 n", &reg) ||
+	    uet_enable(RG_RP, "rg_rp", 1))
+		goto out;
+	for (i = 0; i < count; i++) {
+		struct { int idx; __u32 n; } rec = { reg.write_index, i };
+
+		if (write(fd, &rec, sizeof(rec)) != sizeof(rec))
+			goto out;
+	}
+	if (!uet_enable(RG_RP, "rg_rp", 0))
+		id = uet_tracepoint_id("rg_rp");
+out:
+	close(fd);
+	return id;
+}
+
+/*
  * Failure: the check that no buffer holds a retired event's records took
  * the head page's time stamp for the oldest record's (as Linux 6.12's
  * ring_buffer_oldest_event_ts() did). A consuming read that stops inside
@@ -2522,45 +2586,20 @@ static int rp_read_pipe(size_t count)
  */
 TEST(retired_on_reader_page)
 {
-	struct user_status_reg reg;
 	char path[512], line[64];
-	cpu_set_t cpus, saved;
-	int fd, id, i;
+	cpu_set_t saved;
+	int id, i;
 
 	if (uet_skip(_metadata, 0))
 		return;
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
-	uet_write_file(UE_DYN, "-:rg_rp", O_APPEND);
-	rmdir(TRACEFS RG_RP);
-	ASSERT_EQ(0, mkdir(TRACEFS RG_RP, 0755));
-	/* two sub-buffers a CPU, overwritten when full */
-	ASSERT_EQ(0, uet_write_file(TRACEFS RG_RP "buffer_size_kb", "8", O_TRUNC));
-	fd = open(UE_DATA, O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, uet_register(fd, "rg_rp u32 n", &reg));
-	id = uet_tracepoint_id("rg_rp");
-	ASSERT_EQ(0, uet_enable(RG_RP, "rg_rp", 1));
-	for (i = 0; i < 20; i++) {
-		struct { int idx; __u32 n; } rec = { reg.write_index, i };
-
-		ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
-	}
-	ASSERT_EQ(0, uet_enable(RG_RP, "rg_rp", 0));
-	close(fd);
+	ASSERT_EQ(0, rp_start(&saved));
+	id = rp_records(20);
+	ASSERT_LT(0, id);
 	/* one record read: its page is the reader page, 19 left unread on it */
 	ASSERT_EQ(0, rp_read_pipe(1));
 	EXPECT_EQ(19, uet_instance_trace_count(RG_RP, "rg_rp: n="));
 	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_rp", O_APPEND));
-	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
-	ASSERT_LE(0, fd);
-	for (i = 0; i < 3000; i++) {
-		snprintf(line, sizeof(line), "rg_rp_fill_%08d", i);
-		ASSERT_EQ(strlen(line), write(fd, line, strlen(line)));
-	}
-	close(fd);
+	ASSERT_EQ(0, rp_markers("rg_rp_fill_", 3000));
 	/* wrapped: the markers after the reader page's were overwritten */
 	EXPECT_EQ(0, uet_instance_trace_count(RG_RP, "rg_rp_fill_00001000\n"));
 	EXPECT_EQ(1, uet_instance_trace_count(RG_RP, "rg_rp_fill_00002999\n"));
@@ -2681,21 +2720,13 @@ TEST(retired_goes_with_its_buffer)
  */
 TEST(retired_after_a_partial_read)
 {
-	struct user_status_reg reg;
-	char path[512], line[64];
-	cpu_set_t cpus, saved;
-	int fd, id, i;
+	cpu_set_t saved;
+	char path[512];
+	int fd, id;
 
 	if (uet_skip(_metadata, 0))
 		return;
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
-	uet_write_file(UE_DYN, "-:rg_rp", O_APPEND);
-	rmdir(TRACEFS RG_RP);
-	ASSERT_EQ(0, mkdir(TRACEFS RG_RP, 0755));
-	ASSERT_EQ(0, uet_write_file(TRACEFS RG_RP "buffer_size_kb", "8", O_TRUNC));
+	ASSERT_EQ(0, rp_start(&saved));
 	/* two markers, one of them read: the other stays on the reader page */
 	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
 	ASSERT_LE(0, fd);
@@ -2704,37 +2735,15 @@ TEST(retired_after_a_partial_read)
 	close(fd);
 	ASSERT_EQ(0, rp_read_pipe(1));
 	/* the writer off the reader page: more than a sub-buffer of markers */
-	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
-	ASSERT_LE(0, fd);
-	for (i = 0; i < 300; i++) {
-		snprintf(line, sizeof(line), "rg_rp_pre_%08d", i);
-		ASSERT_EQ(strlen(line), write(fd, line, strlen(line)));
-	}
-	close(fd);
-	fd = open(UE_DATA, O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, uet_register(fd, "rg_rp u32 n", &reg));
-	id = uet_tracepoint_id("rg_rp");
-	ASSERT_EQ(0, uet_enable(RG_RP, "rg_rp", 1));
-	for (i = 0; i < 3; i++) {
-		struct { int idx; __u32 n; } rec = { reg.write_index, i };
-
-		ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
-	}
-	ASSERT_EQ(0, uet_enable(RG_RP, "rg_rp", 0));
-	close(fd);
+	ASSERT_EQ(0, rp_markers("rg_rp_pre_", 300));
+	id = rp_records(3);
+	ASSERT_LT(0, id);
 	ASSERT_EQ(0, uet_write_file(UE_DYN, "-:rg_rp", O_APPEND));
 	uet_retired_dir(RG_RP, "user_events", "rg_rp", id, path, sizeof(path));
 	EXPECT_EQ(0, uet_reclaim_retired());
 	EXPECT_EQ(0, access(path, F_OK));
 	/* tracing runs on: the event's records overwritten, not the reader page's */
-	fd = open(TRACEFS RG_RP "trace_marker", O_WRONLY);
-	ASSERT_LE(0, fd);
-	for (i = 0; i < 3000; i++) {
-		snprintf(line, sizeof(line), "rg_rp_fill_%08d", i);
-		ASSERT_EQ(strlen(line), write(fd, line, strlen(line)));
-	}
-	close(fd);
+	ASSERT_EQ(0, rp_markers("rg_rp_fill_", 3000));
 	EXPECT_EQ(0, uet_instance_trace_count(RG_RP, "rg_rp: n="));
 	EXPECT_EQ(1, uet_instance_trace_count(RG_RP, "old-2\n"));
 	EXPECT_EQ(0, uet_reclaim_retired());
@@ -2903,6 +2912,255 @@ TEST_F_TIMEOUT(slow, exit_with_enable_fault_queued, 300)
 	}
 	/* the event of the exited processes goes once nothing holds it */
 	EXPECT_TRUE(uet_wait_gone("user_events", "rg_fq", UE_WAIT_MS));
+}
+
+/*
+ * Failure: an enable word in a shared mapping of a file whose pages its
+ * file system makes writable (->page_mkwrite(): FUSE asks its daemon, a
+ * frozen file system waits): the kernel's fault for the bit, taken for a
+ * tracer, waits for whatever the file system waits for. Such a word is
+ * refused with EFAULT, and the event the registration would have made is
+ * not left behind; the same file mapped privately, and a shared memfd,
+ * take enable words as before.
+ */
+TEST_F_TIMEOUT(slow, enable_word_in_shared_file_refused, 300)
+{
+	long page = getpagesize();
+	int fd, file, mfd;
+	struct rg_fuse f;
+	const char *why;
+	__u32 *w;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	why = rg_fuse_start(&f);
+	if (why && f.fd < 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	file = open(RG_FUSE_FILE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
+
+	w = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
+	ASSERT_NE(MAP_FAILED, w) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(-EFAULT, uet_register_bits(fd, "rg_shfile u32 a", w, 4, 0, 0, NULL));
+	EXPECT_EQ(-1, access(TRACEFS "events/user_events/rg_shfile", F_OK));
+	munmap(w, page);
+
+	w = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0);
+	ASSERT_NE(MAP_FAILED, w);
+	EXPECT_EQ(0, uet_register_bits(fd, "rg_shfile u32 a", w, 4, 0, 0, NULL));
+	EXPECT_EQ(0, uet_unregister_bits(fd, w, 0));
+	munmap(w, page);
+
+	mfd = memfd_create("rg_shfile", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, page));
+	w = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, w);
+	EXPECT_EQ(0, uet_register_bits(fd, "rg_shfile u32 a", w, 4, 0, 0, NULL));
+	EXPECT_EQ(0, uet_unregister_bits(fd, w, 0));
+	munmap(w, page);
+	close(mfd);
+	close(file);
+	close(fd);
+	rg_fuse_stop(&f);
+	/* nothing holds the enable-bit event any more: it goes */
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_shfile", UE_WAIT_MS));
+}
+
+/* Bytes of @key in memory.stat of cgroup @cg; -1 if it cannot be read */
+static long long rg_cg_stat(const char *cg, const char *key)
+{
+	char path[128], *text, *at;
+	long long v = -1;
+	size_t len = strlen(key);
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	text = uet_read_file(path);
+	for (at = text; at && *at; at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL)
+		if (!strncmp(at, key, len) && at[len] == ' ') {
+			v = atoll(at + len + 1);
+			break;
+		}
+	free(text);
+	return v;
+}
+
+#define RG_FCG_W	CG_ROOT "/rg_w"
+#define RG_FCG_T	CG_ROOT "/rg_t"
+/* at least what one queued fault takes, on any configuration */
+#define RG_FCG_MIN	96
+
+/*
+ * Failure: the kernel memory of a queued enable-bit fault, allocated as a
+ * tracer enables an event, charged to nobody: a process's enablers (8192
+ * a process) made kernel memory outside its memory cgroup each time an
+ * event was enabled. A child in cgroup rg_w registers as many enablers as
+ * a process may on one page, which its userfaultfd then write-protects:
+ * their faults stay queued. The test, in cgroup rg_t, enables the event:
+ * rg_w's slab grows by at least the faults' size, rg_t's by less, and
+ * rg_w's drops again once the child exited.
+ */
+TEST_F_TIMEOUT(slow, enable_faults_charged_to_the_writer, 600)
+{
+	int to[2], from[2], n = 0, status;
+	long long w0, t0, w1 = -1, t1, min;
+	char c = 0, me[16], home[256], *text;
+	struct user_status_reg reg;
+	int ctl;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	text = uet_read_file("/proc/cmdline");
+	if (text && strstr(text, "cgroup.memory=nokmem")) {
+		free(text);
+		SKIP(return, "kernel memory not accounted (cgroup.memory=nokmem)");
+	}
+	free(text);
+	/* the cgroup to come back to: "0::/PATH" */
+	text = uet_read_file("/proc/self/cgroup");
+	/* empty while no cgroup2 was ever mounted: the root */
+	snprintf(home, sizeof(home), "%s%.*s/cgroup.procs", CG_ROOT,
+		 text && !strncmp(text, "0::", 3) ? (int)strcspn(text + 3, "\n") : 0,
+		 text && !strncmp(text, "0::", 3) ? text + 3 : "");
+	free(text);
+	mkdir(CG_ROOT, 0755);
+	if (mount("none", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
+		SKIP(return, "no cgroup2 (CONFIG_CGROUPS, CONFIG_MEMCG)");
+	if (uet_write_file(CG_ROOT "/cgroup.subtree_control", "+memory", O_TRUNC)) {
+		umount(CG_ROOT);
+		SKIP(return, "no memory controller (CONFIG_MEMCG)");
+	}
+	rmdir(RG_FCG_W);
+	rmdir(RG_FCG_T);
+	ASSERT_EQ(0, mkdir(RG_FCG_W, 0755));
+	ASSERT_EQ(0, mkdir(RG_FCG_T, 0755));
+	/* made through the status page: the event stays */
+	ctl = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, uet_register(ctl, "rg_fcg u32 a", &reg));
+	ASSERT_EQ(0, pipe(to));
+	ASSERT_EQ(0, pipe(from));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		long page = getpagesize();
+		int fd, uffd, k;
+		__u32 *word;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (uet_write_file(RG_FCG_W "/cgroup.procs", me, O_TRUNC))
+			_exit(2);
+		fd = open(UE_DATA, O_RDWR);
+		uffd = rg_uffd();
+		word = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (fd < 0 || uffd < 0 || word == MAP_FAILED)
+			_exit(3);
+		memset(word, 0, page);
+		for (k = 0; k < 32 * page / 4; k++)
+			if (uet_register_bits(fd, "rg_fcg u32 a", word + k / 32, 4,
+					      k % 32, 0, NULL))
+				break;
+		if (rg_uffd_register(uffd, word, page, UFFDIO_REGISTER_MODE_WP) ||
+		    rg_uffd_wp(uffd, word, page, 1))
+			_exit(4);
+		/* how many, then wait to be told to exit */
+		if (write(from[1], &k, sizeof(k)) != sizeof(k) ||
+		    read(to[0], &c, 1) != 1)
+			_exit(5);
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	snprintf(me, sizeof(me), "%d", getpid());
+	ASSERT_EQ(0, uet_write_file(RG_FCG_T "/cgroup.procs", me, O_TRUNC));
+	ASSERT_EQ(sizeof(n), read(from[0], &n, sizeof(n)));
+	/* every enabler a process may have (ENOSPC past them) */
+	EXPECT_LT(1000, n);
+	min = (long long)n * RG_FCG_MIN;
+	w0 = rg_cg_stat(RG_FCG_W, "slab_unreclaimable");
+	t0 = rg_cg_stat(RG_FCG_T, "slab_unreclaimable");
+	ASSERT_LE(0, w0);
+	ASSERT_LE(0, t0);
+
+	ASSERT_EQ(0, uet_enable("", "rg_fcg", 1));
+	/* the stats are exact once flushed (every 2 s at least) */
+	EXPECT_TRUE(ue_wait_for(UE_WAIT_MS,
+				(w1 = rg_cg_stat(RG_FCG_W, "slab_unreclaimable")) - w0 >= min,
+				"rg_w's slab to grow by %lld bytes", min))
+		TH_LOG("%d enablers: rg_w's slab %lld -> %lld", n, w0, w1);
+	t1 = rg_cg_stat(RG_FCG_T, "slab_unreclaimable");
+	EXPECT_GT(min, t1 - t0) TH_LOG("rg_t's slab %lld -> %lld", t0, t1);
+
+	ASSERT_EQ(1, write(to[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child: status %#x", status);
+	/* its faults go with its memory */
+	EXPECT_TRUE(ue_wait_for(UE_WAIT_MS,
+				rg_cg_stat(RG_FCG_W, "slab_unreclaimable") - w0 < min,
+				"rg_w's slab to drop back"));
+	EXPECT_EQ(0, uet_enable("", "rg_fcg", 0));
+	ASSERT_EQ(0, uet_write_file(home, me, O_TRUNC)) TH_LOG("back to %s", home);
+	close(to[1]);
+	close(from[0]);
+	close(ctl);
+	EXPECT_EQ(0, uet_delete_named("rg_fcg"));
+	EXPECT_EQ(0, rmdir(RG_FCG_W));
+	EXPECT_EQ(0, rmdir(RG_FCG_T));
+	umount(CG_ROOT);
+	rmdir(CG_ROOT);
+}
+
+/*
+ * Failure (of an order the registration could take): an enable-bit
+ * registration at an address and bit whose enabler is stale (its range
+ * unmapped, then mapped again) replaces that enabler, which may hold the
+ * last reference on the very event being registered, its fd closed: the
+ * event must stay, the new registration's, and not be freed under it
+ * (KASAN). Registered on one fd at A, that fd closed, A unmapped and
+ * mapped again, then registered the same on another fd at A: the bit
+ * follows an enable, and a write on the new fd is recorded.
+ */
+TEST(register_over_a_stale_enabler)
+{
+	long page = getpagesize();
+	struct { int idx; __u32 n; } rec = { 0, 7 };
+	__u32 *a, *b, widx = 0;
+	int fd;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	a = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, a);
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_stale u32 n", a, 4, 0, 0, NULL));
+	close(fd);
+	ASSERT_EQ(0, munmap(a, page));
+	b = mmap(a, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_EQ(a, b);
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uet_register_bits(fd, "rg_stale u32 n", b, 4, 0, 0, &widx));
+	ASSERT_EQ(0, uet_clear_trace());
+	ASSERT_EQ(0, uet_enable("", "rg_stale", 1));
+	EXPECT_TRUE(rg_wait_bit(b, 0, 1, 30000));
+	rec.idx = widx;
+	EXPECT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
+	EXPECT_EQ(1, uet_trace_count("rg_stale: n=7"));
+	EXPECT_EQ(0, uet_enable("", "rg_stale", 0));
+	EXPECT_EQ(0, uet_unregister_bits(fd, b, 0));
+	close(fd);
+	munmap(b, page);
+	/* its record is in trace: deleted, it is retired */
+	EXPECT_EQ(0, uet_delete_named("rg_stale"));
+	EXPECT_EQ(0, uet_clear_trace());
 }
 
 UE_HARNESS_MAIN
