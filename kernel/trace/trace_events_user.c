@@ -4456,8 +4456,9 @@ static void user_enabler_remove(struct user_enabler *e)
  * Drop the enablers of the memories released since (user_event_mm_release()):
  * from the worker, and first thing wherever an event's references are
  * counted or its name looked up, so that an event they held is free to be
- * deleted or registered anew as soon as the process has been waited for,
- * as if its exit had dropped them. @reap: an event nothing refers to any
+ * deleted or registered anew as soon as the process has been waited for
+ * (unless another task held its memory as it exited), as if its exit had
+ * dropped them. @reap: an event nothing refers to any
  * more goes now, else from the reaper (the caller may be walking the
  * events: dynamic_events).
  */

@@ -3109,7 +3109,12 @@ TEST_F_TIMEOUT(slow, enable_faults_charged_to_the_writer, 600)
 	close(to[1]);
 	close(from[0]);
 	close(ctl);
-	EXPECT_EQ(0, uet_delete_named("rg_fcg"));
+	/*
+	 * the child's enablers go with its memory, which the worker writing
+	 * one of its bits may have held past its exit, a moment longer
+	 */
+	EXPECT_TRUE(ue_wait_for(UE_WAIT_MS, !uet_delete_named("rg_fcg"),
+				"rg_fcg to be deleted"));
 	EXPECT_EQ(0, rmdir(RG_FCG_W));
 	EXPECT_EQ(0, rmdir(RG_FCG_T));
 	umount(CG_ROOT);
