@@ -1331,23 +1331,33 @@ TEST_F_TIMEOUT(slow, fork_during_munmap, 300)
 #define CG_ROOT "/tmp/rg_cgroup"
 #define CG CG_ROOT "/rg_ue"
 
+/* cgroup2 at CG_ROOT with the memory controller for its children; NULL, or why not */
+static const char *rg_cg_mount(void)
+{
+	mkdir(CG_ROOT, 0755);
+	if (mount("none", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
+		return "no cgroup2 (CONFIG_CGROUPS, CONFIG_MEMCG)";
+	if (uet_write_file(CG_ROOT "/cgroup.subtree_control", "+memory", O_TRUNC)) {
+		umount(CG_ROOT);
+		return "no memory controller (CONFIG_MEMCG)";
+	}
+	return NULL;
+}
+
 TEST_F_TIMEOUT(slow, memcg_charged, 600)
 {
 	int p[2], n = -1, err = 0, status, fd;
 	/* the child's count of registrations, read after it is gone */
 	int *done;
+	const char *why;
 	char *events;
 	pid_t pid;
 
 	if (uet_skip(_metadata, 0))
 		return;
-	mkdir(CG_ROOT, 0755);
-	if (mount("none", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
-		SKIP(return, "no cgroup2 (CONFIG_CGROUPS, CONFIG_MEMCG)");
-	if (uet_write_file(CG_ROOT "/cgroup.subtree_control", "+memory", O_TRUNC)) {
-		umount(CG_ROOT);
-		SKIP(return, "no memory controller (CONFIG_MEMCG)");
-	}
+	why = rg_cg_mount();
+	if (why)
+		SKIP(return, "%s", why);
 	rmdir(CG);
 	ASSERT_EQ(0, mkdir(CG, 0755));
 	ASSERT_EQ(0, uet_write_file(CG "/memory.max", "8M", O_TRUNC));
@@ -3009,6 +3019,7 @@ TEST_F_TIMEOUT(slow, enable_faults_charged_to_the_writer, 600)
 	long long w0, t0, w1 = -1, t1, min;
 	char c = 0, me[16], home[256], *text;
 	struct user_status_reg reg;
+	const char *why;
 	int ctl;
 	pid_t pid;
 
@@ -3027,13 +3038,9 @@ TEST_F_TIMEOUT(slow, enable_faults_charged_to_the_writer, 600)
 		 text && !strncmp(text, "0::", 3) ? (int)strcspn(text + 3, "\n") : 0,
 		 text && !strncmp(text, "0::", 3) ? text + 3 : "");
 	free(text);
-	mkdir(CG_ROOT, 0755);
-	if (mount("none", CG_ROOT, "cgroup2", 0, NULL) && errno != EBUSY)
-		SKIP(return, "no cgroup2 (CONFIG_CGROUPS, CONFIG_MEMCG)");
-	if (uet_write_file(CG_ROOT "/cgroup.subtree_control", "+memory", O_TRUNC)) {
-		umount(CG_ROOT);
-		SKIP(return, "no memory controller (CONFIG_MEMCG)");
-	}
+	why = rg_cg_mount();
+	if (why)
+		SKIP(return, "%s", why);
 	rmdir(RG_FCG_W);
 	rmdir(RG_FCG_T);
 	ASSERT_EQ(0, mkdir(RG_FCG_W, 0755));
