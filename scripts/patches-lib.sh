@@ -131,7 +131,8 @@ series_apply() {
 
 # The tree the series must end at, as a git tree object (no checkout): the
 # base tree without upstream's user_events, with the files of the overlay
-# under series_dirs, Kconfig.snippet as the USER_EVENTS entry and the
+# under series_dirs, Kconfig.snippet as the USER_EVENTS entry, Makefile.snippet
+# as its objects and the
 # preparatory patches applied; MAINTAINERS is the series' own (the overlay
 # has none).
 overlay_tree() {
@@ -155,6 +156,10 @@ overlay_tree() {
 		done | g update-index --index-info
 		g show base:kernel/trace/Kconfig | "$repo/scripts/kconfig-splice" "$repo/Kconfig.snippet" |
 			g hash-object -w --stdin | sed 's|^|100644 |; s|$|\tkernel/trace/Kconfig|' |
+			g update-index --index-info
+		g show base:kernel/trace/Makefile |
+			"$repo/scripts/kconfig-splice" --makefile "$repo/Makefile.snippet" |
+			g hash-object -w --stdin | sed 's|^|100644 |; s|$|\tkernel/trace/Makefile|' |
 			g update-index --index-info
 		for p in $prep; do
 			g apply --cached "$p" || { echo "patches: ${p#"$repo"/} does not apply to the base tree" >&2; exit 1; }

@@ -1801,7 +1801,7 @@ static int rg_exit_setup(void)
  * created through the enable-bit ABI and held by nothing else, must go.
  *
  * On the kernel before the fix: lockdep's "possible recursive locking
- * detected" (event_mutex, user_event_mm_release() from mmput() in
+ * detected" (event_mutex, user_event_mm_notifier_release() from mmput() in
  * register_for_each_vma()), and the enable never returned.
  *
  * The other path of the issue, a reader of trace printing user stack

@@ -1,0 +1,1029 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * user_events: the enable bits (the ABI of Linux 6.4 and later). Each
+ * process's registered bits (struct user_enabler), found by its memory
+ * (struct user_event_mm, followed with an mmu notifier), kept up to date
+ * as the events' consumers change, written from a worker when the word's
+ * page is not there, copied at fork() and dropped when the memory goes.
+ */
+
+#define pr_fmt(fmt) "user_events: " fmt
+
+#include "trace_events_user.h"
+
+/* Enable bits ------------------------------------------------------------ */
+
+/*
+ * A bit that could not be written without a page fault: to retry on the
+ * way back to user space of the task that changed its state
+ * (user_enabler_fault_now()), or in a worker
+ */
+struct user_enabler_fault {
+	struct callback_head	twork;
+	struct delayed_work	work;
+	struct user_event_mm	*umm;		/* holds a reference */
+	/* whose fault it is; NULL once it was unlinked: both of its locks */
+	struct user_enabler	*e;
+	/* the page went again after the fault, before the write */
+	int			tries;
+	/* the fault would have waited: the next try in 1 << @waits ms */
+	unsigned int		waits;
+};
+
+/* Each address space's struct user_event_mm by its mm_struct; RCU to read */
+static DEFINE_HASHTABLE(user_event_mms, 8);
+static DEFINE_SPINLOCK(user_event_mm_lock);
+
+/* Those whose memory went, their enablers not dropped yet: event_mutex does */
+static LLIST_HEAD(user_event_mms_released);
+static void user_event_mm_drop_fn(struct work_struct *work);
+static DECLARE_WORK(user_event_mm_drop_work, user_event_mm_drop_fn);
+
+/* Unregistering the notifier waits for its readers: not in exit() */
+static void user_event_mm_free_work(struct work_struct *work)
+{
+	struct user_event_mm *umm =
+		container_of(work, struct user_event_mm, free_work);
+
+	mmu_notifier_unregister(&umm->mn, umm->mm);
+	mmdrop(umm->mm);
+	mutex_destroy(&umm->lock);
+	/* the notifier's SRCU is not the hash's RCU */
+	kfree_rcu(umm, rcu);
+}
+
+static void user_event_mm_put(struct user_event_mm *umm)
+{
+	if (refcount_dec_and_test(&umm->refs))
+		queue_work(system_unbound_wq, &umm->free_work);
+}
+
+/*
+ * munmap() or mremap() of enable words: the kernel never writes them
+ * again, whatever is mapped there later. Runs under the mmap_lock, maybe
+ * where it must not sleep: it only marks them.
+ */
+static int user_event_mm_invalidate(struct mmu_notifier *mn,
+				    const struct mmu_notifier_range *range)
+{
+	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
+	struct user_enabler *e;
+
+	if (range->event != MMU_NOTIFY_UNMAP)
+		return 0;
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &umm->enablers, mm_link)
+		if (e->addr >= range->start && e->addr < range->end)
+			WRITE_ONCE(e->unmapped, true);
+	rcu_read_unlock();
+	return 0;
+}
+
+static void user_event_mm_notifier_release(struct mmu_notifier *mn,
+					   struct mm_struct *mm);
+
+static const struct mmu_notifier_ops user_event_mm_ops = {
+	.invalidate_range_start = user_event_mm_invalidate,
+	.release = user_event_mm_notifier_release,
+};
+
+/*
+ * The u32 that holds bit @bit of the @size-byte word at @addr, and the bit
+ * in it: an 8-byte word is two u32s, so every update is a 4-byte one.
+ */
+static unsigned long user_word_of_bit(unsigned long addr, u8 size, u8 bit,
+				      u32 *mask)
+{
+	*mask = BIT(bit % 32);
+	if (size == sizeof(u64)) {
+		bool high = bit >= 32;
+
+		if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+			high = !high;
+		addr += high ? sizeof(u32) : 0;
+	}
+	return addr;
+}
+
+/*
+ * Set or clear @mask in the u32 at @uaddr of @mm, whose mmap_lock the
+ * caller holds read-locked, if the page is there writable. Returns -EFAULT
+ * if it is not (absent, swapped out, copy-on-write, read-only or unmapped).
+ */
+static int user_word_write(struct mm_struct *mm, unsigned long uaddr,
+			   u32 mask, bool set)
+{
+	struct page *page;
+	u32 *word, old, new;
+
+	if (pin_user_pages_remote(mm, uaddr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				  &page, NULL) != 1)
+		return -EFAULT;
+	word = kmap_local_page(page) + offset_in_page(uaddr);
+	old = READ_ONCE(*word);
+	do {
+		new = set ? old | mask : old & ~mask;
+	} while (new != old && !try_cmpxchg(word, &old, new));
+	kunmap_local(word);
+	unpin_user_pages_dirty_lock(&page, 1, new != old);
+	return 0;
+}
+
+/*
+ * Make the anonymous page at @uaddr of @mm, there but write-protected since
+ * a fork(), writable where that waits for nobody: the fault gives it to @mm
+ * alone, reused or copied. Never in a shared mapping (its filesystem may
+ * wait) nor where a userfaultfd may be asked, and FAULT_FLAG_RETRY_NOWAIT
+ * makes a fault that would wait give up instead. It may still allocate and
+ * reclaim: never under event_mutex, which every tracer waits on.
+ */
+static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
+{
+	unsigned int flags = FAULT_FLAG_WRITE | FAULT_FLAG_ALLOW_RETRY |
+			     FAULT_FLAG_RETRY_NOWAIT;
+	struct vm_area_struct *vma = vma_lookup(mm, uaddr);
+
+	lockdep_assert_not_held(&event_mutex);
+	if (!vma || (vma->vm_flags & (VM_SHARED | VM_WRITE)) != VM_WRITE ||
+	    userfaultfd_armed(vma))
+		return false;
+	if (mm != current->mm)
+		flags |= FAULT_FLAG_REMOTE;
+	return !(handle_mm_fault(vma, uaddr, flags, NULL) &
+		 (VM_FAULT_ERROR | VM_FAULT_RETRY));
+}
+
+/*
+ * Set or clear @mask in the u32 at @uaddr of @mm, whose mmap_lock the
+ * caller holds read-locked, without waiting for a page: -EFAULT when the
+ * bit does not already have the wanted value and the page is not there
+ * writable (absent, swapped out, copy-on-write, read-only or unmapped),
+ * unless @unshare and it is an anonymous page that user_word_unshare()
+ * makes writable at once.
+ */
+static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
+			    u32 mask, bool set, bool unshare)
+{
+	struct page *page;
+	bool same, anon;
+	u32 *word;
+
+	mmap_assert_locked(mm);
+	if (!user_word_write(mm, uaddr, mask, set))
+		return 0;
+	/* a child after fork() shares the parent's page, and its bits */
+	if (get_user_pages_remote(mm, uaddr, 1, FOLL_NOFAULT, &page, NULL) != 1)
+		return -EFAULT;
+	word = kmap_local_page(page) + offset_in_page(uaddr);
+	same = !!(READ_ONCE(*word) & mask) == set;
+	kunmap_local(word);
+	anon = PageAnon(page);
+	put_page(page);
+	if (same)
+		return 0;
+	if (!unshare || !anon || !user_word_unshare(mm, uaddr))
+		return -EFAULT;
+	return user_word_write(mm, uaddr, mask, set);
+}
+
+/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
+static int user_enabler_write(struct user_enabler *e, bool set)
+{
+	struct mm_struct *mm = e->umm->mm;
+	unsigned long uaddr;
+	u32 mask;
+	int ret;
+
+	lockdep_assert_held(&e->ue->enablers_lock);
+	/* The process is gone: nobody reads the bit any more */
+	if (e->unregistering || !mmget_not_zero(mm))
+		return 0;
+	uaddr = user_word_of_bit(e->addr, e->size, e->bit, &mask);
+	mmap_read_lock(mm);
+	/* munmap() marks under the mmap_lock, before it lets go of the range */
+	ret = READ_ONCE(e->unmapped) ? 0 :
+	      user_word_update(mm, uaddr, mask, set, false);
+	mmap_read_unlock(mm);
+	/* the last user's exit_mmap() must not run under our locks */
+	mmput_async(mm);
+	return ret;
+}
+
+/**
+ * user_enabler_find() - Find the enabler of a bit in a process's memory
+ * @umm: the process's enable bits
+ * @addr: the word's address, as registered
+ * @bit: the bit
+ *
+ * Context: event_mutex or @umm->lock held (every change takes both).
+ * Return: the enabler, or NULL.
+ */
+struct user_enabler *
+user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
+{
+	struct user_enabler *e;
+
+	/* every change takes both */
+	lockdep_assert(lockdep_is_held(&event_mutex) ||
+		       lockdep_is_held(&umm->lock));
+	list_for_each_entry(e, &umm->enablers, mm_link)
+		if (e->addr == addr && e->bit == bit)
+			return e;
+	return NULL;
+}
+
+/*
+ * Write the state of the event of @f's enabler as it is now, under the
+ * event's enablers_lock, so that an update is never lost to an enable and
+ * a disable racing: with no fault (the locks are ones an event_mutex
+ * holder may wait on), after the word was faulted in (@faulted), or not at
+ * all (the word could not be faulted in: unmapped or read-only now,
+ * nothing to write). Returns false when it should be tried again, the page
+ * not there writable, unless @last. @f is done once this returns true: a
+ * later status change queues another.
+ */
+static bool user_enabler_fault_done(struct user_enabler_fault *f,
+				    bool faulted, bool last)
+{
+	struct user_enabler *e;
+
+	guard(mutex)(&f->umm->lock);
+	e = f->e;
+	/* unlinked since (user_enabler_unlink()) */
+	if (!e)
+		return true;
+
+	guard(mutex)(&e->ue->enablers_lock);
+	if (faulted && user_enabler_write(e, user_event_status(e->ue)) &&
+	    !last)
+		return false;
+	/* each forgets the other: @e may be unlinked and freed at once */
+	e->fault = NULL;
+	f->e = NULL;
+	return true;
+}
+
+/*
+ * Can an enable word be at @vma (NULL: nothing mapped)? It must be
+ * writable, and not in a shared mapping of a file whose pages are made
+ * writable by its file system (->page_mkwrite(): FUSE asks its daemon, a
+ * frozen file system waits to be thawed), which the kernel's faults for
+ * the bit would wait on, on behalf of a tracer. tmpfs, memfd and
+ * MAP_SHARED | MAP_ANONYMOUS memory have no ->page_mkwrite().
+ */
+static bool user_word_vma_ok(struct vm_area_struct *vma)
+{
+	if (!vma || !(vma->vm_flags & VM_WRITE))
+		return false;
+	return !(vma->vm_flags & VM_SHARED) || !vma->vm_ops ||
+	       !vma->vm_ops->page_mkwrite;
+}
+
+/*
+ * Fault the word at @uaddr of @mm in, writable, for its enable bit, with
+ * the mmap_lock read-held: what a write to it would fault, but not
+ * waiting (FAULT_FLAG_RETRY_NOWAIT) for I/O nor for the process's
+ * userfaultfd, which could park every worker. No ->page_mkwrite(), which
+ * the flag does not reach: see user_word_vma_ok(). 0, -EAGAIN when it
+ * would have waited, or -EFAULT (gone, or not writable).
+ */
+static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
+{
+	unsigned int flags = FAULT_FLAG_WRITE | FAULT_FLAG_ALLOW_RETRY |
+			     FAULT_FLAG_RETRY_NOWAIT;
+	struct vm_area_struct *vma = vma_lookup(mm, uaddr);
+	vm_fault_t ret;
+
+	mmap_assert_locked(mm);
+	if (!user_word_vma_ok(vma))
+		return -EFAULT;
+	if (mm != current->mm)
+		flags |= FAULT_FLAG_REMOTE;
+	ret = handle_mm_fault(vma, uaddr, flags, NULL);
+	if (ret & VM_FAULT_ERROR)
+		return -EFAULT;
+	return ret & VM_FAULT_RETRY ? -EAGAIN : 0;
+}
+
+/*
+ * Fault the word of @f's enabler in, writable, then write its event's
+ * state (user_enabler_fault_done()): 0 when done (or given up), -EAGAIN
+ * when the fault would have waited, -EFAULT when the page went again
+ * before the write (given up instead if @last). Sleeps; the caller holds
+ * no lock.
+ */
+static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
+{
+	struct mm_struct *mm = f->umm->mm;
+	unsigned long uaddr;
+	int ret = -EFAULT;
+	bool found;
+	u32 mask;
+
+	if (!mmget_not_zero(mm))
+		return 0;
+
+	scoped_guard(mutex, &f->umm->lock) {
+		found = f->e && !f->e->unmapped;
+		if (found)
+			uaddr = user_word_of_bit(f->e->addr, f->e->size, f->e->bit,
+						 &mask);
+	}
+
+	if (found) {
+		mmap_read_lock(mm);
+		ret = user_word_fault(mm, uaddr);
+		mmap_read_unlock(mm);
+	}
+	mmput(mm);
+	if (ret == -EAGAIN)
+		return ret;
+	return user_enabler_fault_done(f, !ret, last) ? 0 : -EFAULT;
+}
+
+/**
+ * user_enabler_fault_in_new() - Bring the bit of a new enabler up to date
+ * @umm: the calling process's enable bits
+ * @addr: the word's address
+ * @bit: the bit
+ *
+ * The word of the enabler (@addr, @bit) that the calling process just
+ * registered in its @umm, faulted in writable and its event's state
+ * written, as user_enabler_fault_in() does for a queued fault. Found again
+ * under the locks each time: another thread may unregister it meanwhile.
+ *
+ * Return: false when it should be tried again (the page went again before
+ * the write); true when done, or when there is nothing to write.
+ */
+bool user_enabler_fault_in_new(struct user_event_mm *umm,
+			       unsigned long addr, u8 bit)
+{
+	struct mm_struct *mm = current->mm;
+	struct user_enabler *e;
+	bool unlocked = false;
+	unsigned long uaddr;
+	int ret = -ENOENT;
+	u32 mask;
+
+	scoped_guard(mutex, &umm->lock) {
+		e = user_enabler_find(umm, addr, bit);
+		if (e && !e->unmapped)
+			uaddr = user_word_of_bit(addr, e->size, bit, &mask);
+		else
+			e = NULL;
+	}
+	if (e) {
+		mmap_read_lock(mm);
+		ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
+		mmap_read_unlock(mm);
+	}
+
+	guard(mutex)(&umm->lock);
+	e = user_enabler_find(umm, addr, bit);
+	if (ret || !e || !e->ue)
+		return true;
+	guard(mutex)(&e->ue->enablers_lock);
+	return !user_enabler_write(e, user_event_status(e->ue));
+}
+
+/*
+ * Free @f, done or given up: its enabler, if it still has one, no longer
+ * points at it (whichever path gave up: the memory gone, the tries spent)
+ */
+static void user_enabler_fault_free(struct user_enabler_fault *f)
+{
+	struct user_enabler *e;
+
+	scoped_guard(mutex, &f->umm->lock) {
+		e = f->e;
+		if (e) {
+			guard(mutex)(&e->ue->enablers_lock);
+			if (e->fault == f)
+				e->fault = NULL;
+		}
+	}
+	user_event_mm_put(f->umm);
+	kfree(f);
+}
+
+static void user_enabler_fault_work(struct work_struct *work)
+{
+	struct user_enabler_fault *f =
+		container_of(to_delayed_work(work), struct user_enabler_fault,
+			     work);
+
+	unsigned int ms = 0;
+
+	switch (user_enabler_fault_in(f, f->tries + 1 >= USER_EVENT_FAULT_TRIES)) {
+	case -EAGAIN:
+		ms = min(1U << f->waits, USER_ENABLER_FAULT_WAIT_MAX);
+		if (ms < USER_ENABLER_FAULT_WAIT_MAX)
+			f->waits++;
+		break;
+	case -EFAULT:
+		f->tries++;
+		break;
+	default:
+		user_enabler_fault_free(f);
+		return;
+	}
+	queue_delayed_work(system_unbound_wq, &f->work, msecs_to_jiffies(ms));
+}
+
+static void user_enabler_fault_queue_work(struct user_enabler_fault *f)
+{
+	INIT_DELAYED_WORK(&f->work, user_enabler_fault_work);
+	queue_delayed_work(system_unbound_wq, &f->work, 0);
+}
+
+/*
+ * On the way back to user space of the task whose attach or detach (or
+ * fork()) changed the state, holding no lock: a copy-on-write page of
+ * anonymous memory is made writable here (user_word_unshare()), then the
+ * bit written, so that it is right when that call returns. A page that
+ * needs a fault that waits goes to the worker.
+ */
+static void user_enabler_fault_now(struct callback_head *twork)
+{
+	struct user_enabler_fault *f =
+		container_of(twork, struct user_enabler_fault, twork);
+	struct mm_struct *mm = f->umm->mm;
+	unsigned long uaddr;
+	bool found;
+	u32 mask;
+
+	scoped_guard(mutex, &f->umm->lock) {
+		found = f->e && !f->e->unmapped;
+		if (found)
+			uaddr = user_word_of_bit(f->e->addr, f->e->size, f->e->bit,
+						 &mask);
+	}
+	if (found && mmget_not_zero(mm)) {
+		mmap_read_lock(mm);
+		user_word_unshare(mm, uaddr);
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+	if (user_enabler_fault_done(f, true, false))
+		user_enabler_fault_free(f);
+	else
+		user_enabler_fault_queue_work(f);
+}
+
+/*
+ * A fault for an enabler of @mm: charged to @mm's memory cgroup, whose
+ * process asked for the bit, not to the tracer's, whose attach makes it.
+ * Under the locks of every tracer, that cgroup's reclaim does not run: at
+ * its limit (or with no free memory at hand), the fault is not charged,
+ * rather than the update lost (one at a time per enabler, whose own
+ * memory the process was charged for).
+ */
+static struct user_enabler_fault *user_enabler_fault_alloc(struct mm_struct *mm)
+{
+	struct mem_cgroup *memcg, *old;
+	struct user_enabler_fault *f;
+
+	memcg = get_mem_cgroup_from_mm(mm);
+	old = set_active_memcg(memcg);
+	f = kzalloc(sizeof(*f), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	set_active_memcg(old);
+	mem_cgroup_put(memcg);
+	return f ?: kzalloc(sizeof(*f), GFP_KERNEL);
+}
+
+/*
+ * Bring @e's bit up to date: now if its page is there writable, else
+ * later, out of the caller's locks (an event_mutex holder may wait on
+ * them): on the calling task's way back to user space
+ * (user_enabler_fault_now()) when it has one, else from a worker that may
+ * fault the page in (consumers attach from contexts that must not wait for
+ * another process's page, nor sleep on its userfaultfd). One fault at a
+ * time per enabler: it writes the state as it is when it runs.
+ */
+static void user_enabler_update(struct user_enabler *e)
+{
+	struct user_enabler_fault *f;
+
+	lockdep_assert_held(&e->ue->enablers_lock);
+	if (e->fault || !user_enabler_write(e, user_event_status(e->ue)))
+		return;
+	f = user_enabler_fault_alloc(e->umm->mm);
+	if (!f) {
+		pr_warn_ratelimited("enable bit %u at 0x%lx not updated\n",
+				    e->bit, e->addr);
+		return;
+	}
+	e->fault = f;
+	refcount_inc(&e->umm->refs);
+	f->umm = e->umm;
+	f->e = e;
+	if (!(current->flags & (PF_KTHREAD | PF_IO_WORKER))) {
+		init_task_work(&f->twork, user_enabler_fault_now);
+		/* fails once the task is past exit_task_work() */
+		if (!task_work_add(current, &f->twork, TWA_RESUME))
+			return;
+	}
+	user_enabler_fault_queue_work(f);
+}
+
+/**
+ * user_event_update_enablers() - Update the bits of an event's enablers
+ * @ue: the event, whose consumers changed
+ *
+ * Bring the bit of every enabler of @ue up to date.
+ *
+ * Context: event_mutex held.
+ */
+void user_event_update_enablers(struct user_event *ue)
+{
+	struct user_enabler *e;
+
+	lockdep_assert_held(&event_mutex);
+	guard(mutex)(&ue->enablers_lock);
+	list_for_each_entry(e, &ue->enablers, event_link)
+		user_enabler_update(e);
+}
+
+/* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
+struct user_event_mm_notifier_work {
+	struct work_struct	work;
+	struct mmu_notifier	*mn;
+	struct mm_struct	*mm;
+	int			ret;
+};
+
+static void user_event_mm_notifier_fn(struct work_struct *work)
+{
+	struct user_event_mm_notifier_work *w =
+		container_of(work, struct user_event_mm_notifier_work, work);
+
+	w->ret = mmu_notifier_register(w->mn, w->mm);
+}
+
+/*
+ * Hear of munmap() in @mm. mmu_notifier_register() gives up with -EINTR
+ * when the caller has a signal pending (mm_take_all_locks()), which a fork
+ * cannot act on: it is past its last failure path, and a child left
+ * without its enablers would keep its bits as the parent's were. A worker
+ * has no signals: it registers then, while the caller waits (@mm is a new
+ * child's, not running yet, or the caller's own).
+ */
+static int user_event_mm_notifier_register(struct mmu_notifier *mn,
+					   struct mm_struct *mm)
+{
+	struct user_event_mm_notifier_work w = { .mn = mn, .mm = mm };
+
+	w.ret = mmu_notifier_register(mn, mm);
+	if (w.ret != -EINTR)
+		return w.ret;
+	INIT_WORK_ONSTACK(&w.work, user_event_mm_notifier_fn);
+	queue_work(system_unbound_wq, &w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.ret;
+}
+
+/* Takes @mm's mmap_lock for writing: not under event_mutex */
+static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
+{
+	struct user_event_mm *umm = kzalloc(sizeof(*umm), GFP_KERNEL_ACCOUNT);
+
+	if (!umm)
+		return NULL;
+	mmgrab(mm);
+	umm->mm = mm;
+	mutex_init(&umm->lock);
+	INIT_LIST_HEAD(&umm->enablers);
+	INIT_HLIST_NODE(&umm->node);
+	refcount_set(&umm->refs, 1);
+	INIT_WORK(&umm->free_work, user_event_mm_free_work);
+	umm->mn.ops = &user_event_mm_ops;
+	if (user_event_mm_notifier_register(&umm->mn, mm)) {
+		mmdrop(mm);
+		mutex_destroy(&umm->lock);
+		kfree(umm);
+		return NULL;
+	}
+	return umm;
+}
+
+/**
+ * user_event_mm_find() - The enable bits of a memory
+ * @mm: the memory, or NULL
+ *
+ * The caller uses @mm (current's, or one it holds with mmget()): they stay
+ * until its release. Memory without any mmu notifier, as most is, has none
+ * and is not looked up.
+ *
+ * Return: the enable bits of @mm, or NULL.
+ */
+struct user_event_mm *user_event_mm_find(struct mm_struct *mm)
+{
+	struct user_event_mm *umm;
+
+	if (!mm || !mm_has_notifiers(mm))
+		return NULL;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(user_event_mms, umm, node, (unsigned long)mm)
+		if (umm->mm == mm)
+			break;
+	rcu_read_unlock();
+	return umm;
+}
+
+/* List @umm for its memory; false if another got there first */
+static bool user_event_mm_add(struct user_event_mm *umm)
+{
+	bool first;
+
+	spin_lock(&user_event_mm_lock);
+	first = !user_event_mm_find(umm->mm);
+	if (first)
+		hash_add_rcu(user_event_mms, &umm->node, (unsigned long)umm->mm);
+	spin_unlock(&user_event_mm_lock);
+	return first;
+}
+
+/**
+ * user_event_mm_find_or_create() - The calling process's enable bits
+ *
+ * Made on its first enable-bit registration: every thread of it (and a
+ * vfork() child, which shares the memory) finds the same ones.
+ *
+ * Return: the enable bits, or NULL when they could not be made.
+ */
+struct user_event_mm *user_event_mm_find_or_create(void)
+{
+	struct user_event_mm *umm = user_event_mm_find(current->mm), *mine;
+
+	if (umm)
+		return umm;
+	mine = user_event_mm_alloc(current->mm);
+	if (!mine)
+		return NULL;
+	if (user_event_mm_add(mine))
+		return mine;
+	/* another thread's first registration was quicker */
+	user_event_mm_put(mine);
+	return user_event_mm_find(current->mm);
+}
+
+/* @e is @umm's: the mmu notifier marks it when its word is unmapped */
+static void user_enabler_add_mm(struct user_enabler *e,
+				struct user_event_mm *umm)
+{
+	lockdep_assert_held(&umm->lock);
+	e->umm = umm;
+	list_add_tail_rcu(&e->mm_link, &umm->enablers);
+	umm->nr_enablers++;
+}
+
+/**
+ * user_enabler_add_event() - Link an enabler to its event
+ * @e: the enabler, on its process's list
+ * @ue: the event
+ *
+ * @e follows @ue's consumers, and holds a reference on it: one that the
+ * caller holds (an fd's, or the parent's enabler's), so no event_mutex.
+ *
+ * Context: @e->umm->lock held.
+ */
+void user_enabler_add_event(struct user_enabler *e,
+			    struct user_event *ue)
+{
+	lockdep_assert_held(&e->umm->lock);
+	guard(mutex)(&ue->enablers_lock);
+	e->ue = ue;
+	refcount_inc(&ue->refs);
+	list_add_tail(&e->event_link, &ue->enablers);
+}
+
+/**
+ * user_enabler_drop_mm() - Undo user_enabler_add_mm()
+ * @e: the enabler, which never had an event; freed
+ *
+ * Context: event_mutex held.
+ */
+void user_enabler_drop_mm(struct user_enabler *e)
+{
+	lockdep_assert_held(&event_mutex);
+	guard(mutex)(&e->umm->lock);
+	list_del_rcu(&e->mm_link);
+	e->umm->nr_enablers--;
+	/* the notifier may be looking at it */
+	kfree_rcu(e, rcu);
+}
+
+/*
+ * Watch the word of a new enabler, then check that it is there: on @umm's
+ * list first, so that an munmap() by another thread from then on marks it,
+ * then the caller's mapping at the address, under the mmap_lock. Checked
+ * the other way round, an munmap() and a new mapping at the same address
+ * in between would go unseen, and the new mapping get the bit. -EFAULT
+ * (and @e freed) unless the word is mapped writable.
+ */
+static int user_enabler_watch(struct user_enabler *e,
+			      struct user_event_mm *umm)
+{
+	struct vm_area_struct *vma;
+	bool ok;
+
+	scoped_guard(mutex, &umm->lock)
+		user_enabler_add_mm(e, umm);
+	mmap_read_lock(umm->mm);
+	vma = vma_lookup(umm->mm, e->addr);
+	ok = user_word_vma_ok(vma) && !READ_ONCE(e->unmapped);
+	mmap_read_unlock(umm->mm);
+	if (ok)
+		return 0;
+	user_enabler_drop_mm(e);
+	return -EFAULT;
+}
+
+/* Unlink and free @e: the reference it held on its event is the caller's */
+static struct user_event *user_enabler_unlink(struct user_enabler *e)
+{
+	struct user_event *ue = e->ue;
+
+	lockdep_assert_held(&event_mutex);
+	scoped_guard(mutex, &e->umm->lock) {
+		list_del_rcu(&e->mm_link);
+		e->umm->nr_enablers--;
+		scoped_guard(mutex, &ue->enablers_lock) {
+			list_del(&e->event_link);
+			/* the fault queued for it finds it gone */
+			if (e->fault)
+				e->fault->e = NULL;
+		}
+	}
+	kfree_rcu(e, rcu);
+	return ue;
+}
+
+/**
+ * user_enabler_remove() - Unlink and free an enabler
+ * @e: the enabler
+ *
+ * Its event goes if nothing else refers to it (user_event_put()).
+ *
+ * Context: event_mutex held.
+ */
+void user_enabler_remove(struct user_enabler *e)
+{
+	user_event_put(user_enabler_unlink(e));
+}
+
+/**
+ * user_event_mm_drop_released() - Drop the enablers of released memories
+ * @reap: an event nothing refers to any more goes now, else from the reaper
+ *
+ * Those user_event_mm_notifier_release() handed on. Called from the worker,
+ * and first thing wherever an event's references are counted or its name
+ * looked up, so that an event they held is free to be deleted or
+ * registered anew as soon as the process has been waited for (unless
+ * another task held its memory as it exited), as if its exit had dropped
+ * them. Not @reap where the caller may be walking the events
+ * (dynamic_events).
+ *
+ * Context: event_mutex held.
+ */
+void user_event_mm_drop_released(bool reap)
+{
+	struct user_event_mm *umm, *next;
+	struct user_enabler *e, *tmp;
+	struct llist_node *list;
+	struct user_event *ue;
+
+	lockdep_assert_held(&event_mutex);
+	if (llist_empty(&user_event_mms_released))
+		return;
+	list = llist_del_all(&user_event_mms_released);
+	llist_for_each_entry_safe(umm, next, list, released) {
+		list_for_each_entry_safe(e, tmp, &umm->enablers, mm_link) {
+			ue = user_enabler_unlink(e);
+			if (reap) {
+				user_event_put(ue);
+				continue;
+			}
+			/* the event's own reference stays: never 0 */
+			refcount_dec(&ue->refs);
+			if (user_event_unused(ue))
+				schedule_work(&user_event_reap_work);
+		}
+		user_event_mm_put(umm);
+	}
+}
+
+static void user_event_mm_drop_fn(struct work_struct *work)
+{
+	guard(mutex)(&event_mutex);
+	user_event_mm_drop_released(true);
+}
+
+/*
+ * The memory is going: its last user exited or exec()ed (exit_mmap()), or
+ * @umm was never listed and its notifier is being unregistered. Nothing
+ * writes its bits again: a write takes the memory with mmget_not_zero(),
+ * which fails from now on. The enablers are dropped under event_mutex, which
+ * this must not take: the last mmput() may be anyone's, under any tracing
+ * lock (uprobes' register_for_each_vma() holds event_mutex and
+ * dup_mmap_sem, a trace_pipe reader's user stack trace trace_event_sem).
+ * So it only unlists @umm and hands it on; a spinlock is all it takes.
+ * Called once per listing.
+ */
+static void user_event_mm_notifier_release(struct mmu_notifier *mn,
+					   struct mm_struct *mm)
+{
+	struct user_event_mm *umm = container_of(mn, struct user_event_mm, mn);
+
+	scoped_guard(spinlock, &user_event_mm_lock) {
+		if (hlist_unhashed(&umm->node))
+			return;
+		/* and unhashed: no second release */
+		hash_del_rcu(&umm->node);
+	}
+	/* its listing's reference goes with the enablers */
+	llist_add(&umm->released, &user_event_mms_released);
+	queue_work(system_unbound_wq, &user_event_mm_drop_work);
+}
+
+/*
+ * Did fork() copy the range of the word at @addr into @mm, the child's? Not
+ * when it is MADV_DONTFORK (VM_DONTCOPY): whatever the child maps there
+ * later is not the word.
+ */
+static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool has;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	has = vma && (vma->vm_flags & VM_WRITE);
+	mmap_read_unlock(mm);
+	return has;
+}
+
+/*
+ * A fork() copies the parent's enablers for the child's copy of its memory:
+ * the same words, whose bits the kernel keeps up to date in the child too.
+ * Under the parent's lock and each event's, not event_mutex: a fork does
+ * not wait for registrations, deletions and consumers of every event.
+ */
+static void user_event_mm_dup(struct user_event_mm *parent,
+			      struct mm_struct *mm)
+{
+	struct user_enabler *e, *c;
+	struct user_event_mm *umm;
+
+	umm = user_event_mm_alloc(mm);
+	if (!umm)
+		return;
+	/* a new memory: nobody else lists one for it */
+	WARN_ON_ONCE(!user_event_mm_add(umm));
+
+	guard(mutex)(&parent->lock);
+	/* the child's, which only its notifier sees yet: a second of the class */
+	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
+	list_for_each_entry(e, &parent->enablers, mm_link) {
+		/*
+		 * Being registered, or the word gone. One being unregistered is
+		 * copied: the unregistration is the parent's, and the child's
+		 * copy of the word may hold the bit as it was before the parent
+		 * cleared it, which only an enabler of its own will ever clear.
+		 * The parent's keeps its event meanwhile: it goes under our lock.
+		 */
+		if (!e->ue || e->unmapped || !user_event_mm_has_word(mm, e->addr))
+			continue;
+
+		/* the allocator says so when it fails */
+		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
+		if (!c)
+			break;
+
+		c->fault = NULL;
+		c->unregistering = false;
+		c->ue = NULL;
+
+		user_enabler_add_mm(c, umm);
+		/* the parent's enabler holds a reference meanwhile */
+		user_enabler_add_event(c, e->ue);
+		/* a consumer may have come or gone since the memory was copied */
+		scoped_guard(mutex, &e->ue->enablers_lock)
+			user_enabler_update(c);
+	}
+
+	mutex_unlock(&umm->lock);
+}
+
+/**
+ * user_event_mm_fork - give a new process a copy of its parent's enable bits
+ * @t: the task, not running yet, with a copy of current's memory
+ *
+ * Tasks that share the memory (threads, vfork()) share its bits and need
+ * nothing: user_events_fork() calls this only for a copy, and only when
+ * the parent's memory has an mmu notifier, ours or another's.
+ */
+void user_event_mm_fork(struct task_struct *t)
+{
+	/* current uses its memory: its bits stay meanwhile */
+	struct user_event_mm *parent = user_event_mm_find(current->mm);
+
+	if (parent && t->mm)
+		user_event_mm_dup(parent, t->mm);
+}
+
+/**
+ * user_enabler_check() - Tell what user_enabler_prepare() would refuse
+ * @e: a new enabler of the calling process, not linked yet
+ *
+ * What user_enabler_prepare() would refuse @e for, told before an event is
+ * made for it. Prepared after, it is checked again. The calling process
+ * has enable bits (user_event_mm_find_or_create()).
+ *
+ * Context: event_mutex held.
+ * Return: 0; -EADDRINUSE, -ENOSPC, or -EFAULT (its word cannot be there).
+ */
+int user_enabler_check(struct user_enabler *e)
+{
+	struct user_event_mm *umm = user_event_mm_find(current->mm);
+	struct user_enabler *old;
+	bool stale, ok;
+
+	lockdep_assert_held(&event_mutex);
+	old = user_enabler_find(umm, e->addr, e->bit);
+	stale = old && old->unmapped && !old->unregistering;
+	if (old && !stale)
+		return -EADDRINUSE;
+	if (umm->nr_enablers - stale >= USER_EVENT_MAX_ENABLERS)
+		return -ENOSPC;
+	mmap_read_lock(umm->mm);
+	ok = user_word_vma_ok(vma_lookup(umm->mm, e->addr));
+	mmap_read_unlock(umm->mm);
+	return ok ? 0 : -EFAULT;
+}
+
+/**
+ * user_enabler_prepare() - Watch a new enabler of the calling process
+ * @e: the enabler, not linked yet
+ *
+ * Watched, with its word checked (user_enabler_watch()), or -errno and @e
+ * freed. A stale enabler of the same bit (its word unmapped since, and not
+ * being unregistered) is removed: @e replaces it.
+ *
+ * Context: event_mutex held.
+ * Return: 0; or -EADDRINUSE, -ENOSPC or -EFAULT, @e then freed.
+ */
+int user_enabler_prepare(struct user_enabler *e)
+{
+	struct user_event_mm *umm = user_event_mm_find(current->mm);
+	struct user_enabler *old;
+
+	/* umm's list and nr_enablers change under event_mutex too */
+	lockdep_assert_held(&event_mutex);
+	old = user_enabler_find(umm, e->addr, e->bit);
+	/* a word unmapped since: the new one at that address replaces it */
+	if (old && old->unmapped && !old->unregistering) {
+		user_enabler_remove(old);
+		old = NULL;
+	}
+	if (old || umm->nr_enablers >= USER_EVENT_MAX_ENABLERS) {
+		kfree(e);
+		return old ? -EADDRINUSE : -ENOSPC;
+	}
+	return user_enabler_watch(e, umm);
+}
+
+/**
+ * user_enabler_clear() - Clear the bit of an enabler being unregistered
+ * @e: the enabler, of the calling process
+ *
+ * Clear the bit of @e, which DIAG_IOCSUNREG is removing: in the caller's
+ * own memory, faulting it in if need be, never once the word's range was
+ * unmapped. @e stays on its process's list meanwhile, so the notifier
+ * marks it if the range goes, also while fixup_user_fault() let go of the
+ * mmap_lock.
+ *
+ * Context: event_mutex not held (user_word_unshare()).
+ */
+void user_enabler_clear(struct user_enabler *e)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long uaddr;
+	bool unlocked;
+	int tries;
+	u32 mask;
+
+	uaddr = user_word_of_bit(e->addr, e->size, e->bit, &mask);
+	mmap_read_lock(mm);
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (READ_ONCE(e->unmapped) ||
+		    !user_word_update(mm, uaddr, mask, false, true))
+			break;
+		unlocked = false;
+		/* a word gone is no error: nothing to clear */
+		if (fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked))
+			break;
+	}
+	mmap_read_unlock(mm);
+}
