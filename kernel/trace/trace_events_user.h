@@ -231,14 +231,13 @@ extern DECLARE_HASHTABLE(user_event_table, 8);
 extern unsigned int user_events_count;
 /* Bounds user_events_count: the kernel.user_events_max sysctl */
 extern unsigned int user_events_max;
-/* The next USER_EVENT_REG_MULTI_FORMAT event's name suffix */
-extern u64 user_event_multi_id;
 
 /*
  * The events of one set of files (user_events_data, user_events_status):
- * their names, their status page and their limit. user_init_group is the
- * files at the root of tracefs, whose events are user_events:*; a tenant
- * group (section Groups) has files of its own and events of its own system.
+ * their names, their status page and their limit. user_event_init_group is
+ * the files at the root of tracefs, whose events are user_events:*; a
+ * tenant group (trace_events_user_files.c) has files of its own and events
+ * of its own system.
  */
 struct user_event_group {
 	const char		*system;
@@ -264,11 +263,10 @@ struct user_event_group {
  * The default group; its status_bytes are NULL when the page could not be
  * made at boot, and then no event is ever made either.
  */
-extern struct user_event_group user_init_group;
+extern struct user_event_group user_event_init_group;
 
 /* By id, which a group's files hold (i_private): never a pointer; event_mutex */
-extern struct xarray user_groups;
-extern u32 user_group_next_id;
+extern struct xarray user_event_groups;
 /* Their limits together, which the default group cannot use */
 extern unsigned int user_groups_reserved;
 
@@ -306,6 +304,45 @@ static inline bool user_event_unused(struct user_event *ue)
 {
 	return ue->auto_del && refcount_read(&ue->refs) == 1 &&
 	       !user_event_status(ue) && !READ_ONCE(ue->in_buffer);
+}
+
+/*
+ * The bytes a __data_loc/__rel_loc field of @rec (@size bytes long) points
+ * at, or false when they are not all inside the record.
+ */
+static inline bool user_loc_range(struct user_field *f, const void *rec,
+				  u32 size, u32 *start, u32 *len)
+{
+	u32 loc = get_unaligned((const u32 *)(rec + f->offset));
+
+	*len = loc >> 16;
+	*start = (loc & 0xffff) + (f->rel ? f->offset + sizeof(u32) : 0);
+	return *start >= sizeof(struct trace_entry) && *start <= size &&
+	       *len <= size - *start;
+}
+
+/**
+ * user_loc_valid() - Is a __data_loc/__rel_loc field of a record sound?
+ * @f: the field, a loc one
+ * @rec: the record, from its common header
+ * @size: the record's length in bytes
+ *
+ * The bytes it points at must all be inside the record, past the common
+ * header; a string's must end with its NUL, and an array's be whole
+ * elements.
+ *
+ * Return: true if so.
+ */
+static inline bool user_loc_valid(struct user_field *f, const u8 *rec,
+				  u32 size)
+{
+	u32 start, len;
+
+	if (!user_loc_range(f, rec, size, &start, &len))
+		return false;
+	if (f->kind == UF_LOC_STR)
+		return len && !rec[start + len - 1];
+	return !(len % f->elem_size);
 }
 
 /* A description being parsed, for errors with a caret */
@@ -437,13 +474,12 @@ void user_group_put(struct user_event_group *g);
 extern struct trace_event_functions user_event_funcs;
 struct trace_event_fields *user_event_fields_alloc(struct user_event *ue);
 int user_event_set_print_fmt(struct user_event *ue);
-void user_fields_free(struct user_field *fields, int n);
-bool user_loc_valid(struct user_field *f, const u8 *rec, u32 size);
-int user_parse(const char *cmd, int skip, bool quiet,
-	       struct user_spec *d);
-void user_parse_err(struct user_parse *p, enum user_err err,
-		    const char *at);
-void user_spec_free(struct user_spec *d);
+void user_event_fields_free(struct user_field *fields, int n);
+int user_event_parse(const char *cmd, int skip, bool quiet,
+		     struct user_spec *d);
+void user_event_parse_err(struct user_parse *p, enum user_err err,
+			  const char *at);
+void user_event_spec_free(struct user_spec *d);
 /* trace_events_user_write.c: the write path, single and batch */
 ssize_t user_data_write(struct file *file, const char __user *buf,
 			size_t count, loff_t *ppos);
@@ -455,7 +491,6 @@ int user_event_attach(struct user_event *ue, enum trace_reg type, void *data);
 extern struct list_head user_retired_events;
 /* kernel.user_events_retired_grace, in seconds, and its most */
 extern unsigned int user_retired_grace;
-extern unsigned int user_retired_grace_max;
 int user_event_delete(struct user_event *ue);
 bool user_retired_reclaim(struct user_event_group *room_for, bool all);
 /* trace_events_user_bits.c: enable bits */
@@ -475,8 +510,7 @@ struct user_event_mm *user_event_mm_find(struct mm_struct *mm);
 struct user_event_mm *user_event_mm_find_or_create(void);
 void user_event_update_enablers(struct user_event *ue);
 /* trace_events_user_reg.c: consumers, making and finding events */
-/* The u: command of dynamic_events */
-extern struct dyn_event_operations user_event_ops;
+int user_event_dyn_register(void);
 int user_event_adopt(struct user_event *ue, unsigned int how);
 struct user_event *user_event_find(struct user_event_group *g,
 				   const char *name);

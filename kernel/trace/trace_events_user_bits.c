@@ -215,7 +215,8 @@ static int user_enabler_write(struct user_enabler *e, bool set)
  * @addr: the word's address, as registered
  * @bit: the bit
  *
- * Context: event_mutex or @umm->lock held (every change takes both).
+ * Context: event_mutex or @umm->lock held (every change takes both, but
+ * for fork()'s copy into a child that nobody can look up yet).
  * Return: the enabler, or NULL.
  */
 struct user_enabler *
@@ -778,11 +779,13 @@ void user_enabler_remove(struct user_enabler *e)
  * @reap: an event nothing refers to any more goes now, else from the reaper
  *
  * Those user_event_mm_notifier_release() handed on. Called from the worker,
- * and first thing wherever an event's references are counted or its name
- * looked up, so that an event they held is free to be deleted or
- * registered anew as soon as the process has been waited for (unless
- * another task held its memory as it exited), as if its exit had dropped
- * them. Not @reap where the caller may be walking the events
+ * and first thing wherever a user asks for an event by its name or asks
+ * whether it is busy (a registration, a deletion, dynamic_events), so that
+ * an event they held is free to be deleted or registered anew as soon as
+ * the process has been waited for (unless another task held its memory as
+ * it exited), as if its exit had dropped them. user_event_busy() and
+ * user_event_destroy() do not call it: their callers do, where it
+ * matters. Not @reap where the caller may be walking the events
  * (dynamic_events).
  *
  * Context: event_mutex held.

@@ -16,17 +16,15 @@
 DEFINE_HASHTABLE(user_event_table, 8);
 unsigned int user_events_count;
 unsigned int user_events_max = 32768;
-u64 user_event_multi_id;
 
-struct user_event_group user_init_group = {
+struct user_event_group user_event_init_group = {
 	.system		= USER_EVENTS_SYSTEM,
 	.system_multi	= USER_EVENTS_MULTI_SYSTEM,
-	.by_index	= XARRAY_INIT(user_init_group.by_index, XA_FLAGS_ALLOC1),
+	.by_index	= XARRAY_INIT(user_event_init_group.by_index, XA_FLAGS_ALLOC1),
 	.refs		= REFCOUNT_INIT(1),
 };
 
-DEFINE_XARRAY_ALLOC1(user_groups);
-u32 user_group_next_id;
+DEFINE_XARRAY_ALLOC1(user_event_groups);
 unsigned int user_groups_reserved;
 
 /**
@@ -102,10 +100,10 @@ struct user_event_group *user_group_get_of_inode(struct inode *inode)
 	struct user_event_group *g;
 
 	if (!id)
-		return user_group_get(&user_init_group);
+		return user_group_get(&user_event_init_group);
 	guard(mutex)(&event_mutex);
 	/* removed meanwhile (ids are not reused soon: cyclic) */
-	g = xa_load(&user_groups, id);
+	g = xa_load(&user_event_groups, id);
 	return g ? user_group_get(g) : NULL;
 }
 
@@ -123,7 +121,7 @@ struct user_event_group *user_group_find(const char *name, size_t len)
 	unsigned long id;
 
 	lockdep_assert_held(&event_mutex);
-	xa_for_each(&user_groups, id, g)
+	xa_for_each(&user_event_groups, id, g)
 		if (strlen(g->name) == len && !strncmp(g->name, name, len))
 			return g;
 	return NULL;
@@ -196,7 +194,7 @@ void user_event_free(struct user_event *ue)
 	kfree(ue->name);
 	kfree(ue->flags);
 	kfree(ue->args);
-	user_fields_free(ue->fields, ue->nr_fields);
+	user_event_fields_free(ue->fields, ue->nr_fields);
 	mutex_destroy(&ue->enablers_lock);
 	ue->group->nr_events--;
 	user_group_put(ue->group);
@@ -269,7 +267,8 @@ bool user_event_busy(struct user_event *ue)
  *
  * The caller knows that no buffer holds a record of it, and has cleared
  * the marks that would make trace_remove_event_call() clear buffers
- * (user_event_forget_enabled()).
+ * (user_event_forget_enabled()). Exited processes' enablers count, as in
+ * user_event_busy(): a caller that wants them not to drops them first.
  *
  * Context: event_mutex held.
  * Return: 0, @ue then freed; -EBUSY, or the errno of

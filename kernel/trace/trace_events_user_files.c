@@ -129,8 +129,9 @@ undo:
 		user_enabler_drop_mm(e);
 out:
 	if (widx < 0 && created) {
+		/* made here, under event_mutex all along: nothing else holds it */
 		refcount_dec(&ue->refs);
-		user_event_destroy(ue);
+		WARN_ON_ONCE(user_event_destroy(ue));
 	} else {
 		user_event_put(ue);
 	}
@@ -571,6 +572,9 @@ static const struct file_operations user_status_fops = {
 /* A group's limit of events unless its command gives one */
 #define USER_GROUP_EVENTS	1024
 
+/* The next group's id (cyclic, not reused soon); event_mutex */
+static u32 user_group_next_id;
+
 static struct dentry *user_groups_dir;
 
 /* user_groups/NAME/ and its two files, which know @g by its id */
@@ -604,8 +608,8 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 	if (user_group_find(name, len))
 		return -EEXIST;
 	/* what the default group has stays its own */
-	if (max > user_group_max(&user_init_group) ||
-	    user_init_group.nr_events > user_group_max(&user_init_group) - max)
+	if (max > user_group_max(&user_event_init_group) ||
+	    user_event_init_group.nr_events > user_group_max(&user_event_init_group) - max)
 		return -ENOSPC;
 
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
@@ -627,7 +631,7 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 	}
 	g->status_bytes = page_address(g->status_page);
 
-	ret = xa_alloc_cyclic(&user_groups, &g->id, g, xa_limit_32b,
+	ret = xa_alloc_cyclic(&user_event_groups, &g->id, g, xa_limit_32b,
 			      &user_group_next_id, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		user_group_free(g);
@@ -636,7 +640,7 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 
 	ret = user_group_add_files(g);
 	if (ret) {
-		xa_erase(&user_groups, g->id);
+		xa_erase(&user_event_groups, g->id);
 		user_group_free(g);
 		return ret;
 	}
@@ -661,7 +665,7 @@ static int user_group_remove(const char *name, size_t len)
 	if (g->nr_events != g->nr_retired ||
 	    refcount_read(&g->refs) != 1 + g->nr_retired)
 		return -EBUSY;
-	xa_erase(&user_groups, g->id);
+	xa_erase(&user_event_groups, g->id);
 	user_groups_reserved -= g->max_events;
 	tracefs_remove(g->dir);
 	user_group_put(g);
@@ -725,7 +729,7 @@ static int user_groups_show(struct seq_file *m, void *unused)
 	unsigned long id;
 
 	guard(mutex)(&event_mutex);
-	xa_for_each(&user_groups, id, g) {
+	xa_for_each(&user_event_groups, id, g) {
 		seq_printf(m, "%s max=%u events=%u", g->name, g->max_events,
 			   g->nr_events);
 		if (g->nr_retired)
@@ -766,9 +770,9 @@ static void __init user_groups_init(void)
 static void __init user_events_off(const char *why)
 {
 	pr_warn("%s: user_events is off\n", why);
-	user_init_group.status_bytes = NULL;
-	__free_page(user_init_group.status_page);
-	user_init_group.status_page = NULL;
+	user_event_init_group.status_bytes = NULL;
+	__free_page(user_event_init_group.status_page);
+	user_event_init_group.status_page = NULL;
 }
 
 /*
@@ -779,18 +783,21 @@ static int __init trace_events_user_init_early(void)
 {
 	int ret;
 
-	user_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!user_init_group.status_page) {
+	user_event_init_group.status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!user_event_init_group.status_page) {
 		pr_warn("no memory for the status page: user_events is off\n");
 		return -ENOMEM;
 	}
-	user_init_group.status_bytes = page_address(user_init_group.status_page);
-	ret = dyn_event_register(&user_event_ops);
+	user_event_init_group.status_bytes = page_address(user_event_init_group.status_page);
+	ret = user_event_dyn_register();
 	if (ret)
 		user_events_off("could not register the u: command");
 	return ret;
 }
 core_initcall(trace_events_user_init_early);
+
+/* kernel.user_events_retired_grace: at most a day */
+static unsigned int user_retired_grace_max = 24 * 60 * 60;
 
 static struct ctl_table user_event_sysctls[] = {
 	{
@@ -815,7 +822,7 @@ static int __init trace_events_user_init(void)
 {
 	struct dentry *status, *data = NULL;
 
-	if (!user_init_group.status_page)
+	if (!user_event_init_group.status_page)
 		return -ENOMEM;
 	if (tracing_init_dentry()) {
 		user_events_off("no tracefs");

@@ -42,15 +42,15 @@ static const char * const user_errs[] = {
 };
 
 /**
- * user_parse_err() - Log what is wrong with a description in error_log
+ * user_event_parse_err() - Log what is wrong with a description in error_log
  * @p: the description being parsed
  * @err: what is wrong with it
  * @at: where in @p->desc, for the caret; NULL: at the description's start
  *
  * Nothing is logged when @p is quiet (matching only).
  */
-void user_parse_err(struct user_parse *p, enum user_err err,
-		    const char *at)
+void user_event_parse_err(struct user_parse *p, enum user_err err,
+			  const char *at)
 {
 	if (p->quiet)
 		return;
@@ -165,15 +165,15 @@ static int user_parse_struct(struct user_parse *p, struct user_words *wd,
 			     struct user_field *f)
 {
 	if (wd->n < 4) {
-		user_parse_err(p, USER_ERR_STRUCT_NO_SIZE, wd->w[wd->n - 1]);
+		user_event_parse_err(p, USER_ERR_STRUCT_NO_SIZE, wd->w[wd->n - 1]);
 		return -EINVAL;
 	}
 	if (wd->n > 4 || user_parse_size(wd->w[3], &f->size)) {
-		user_parse_err(p, USER_ERR_BAD_SIZE, wd->w[3]);
+		user_event_parse_err(p, USER_ERR_BAD_SIZE, wd->w[3]);
 		return -EINVAL;
 	}
 	if (!user_name_valid(wd->w[1], USER_EVENT_MAX_NAME)) {
-		user_parse_err(p, USER_ERR_BAD_TYPE, wd->w[1]);
+		user_event_parse_err(p, USER_ERR_BAD_TYPE, wd->w[1]);
 		return -EINVAL;
 	}
 	f->kind = UF_BYTES;
@@ -197,9 +197,9 @@ user_parse_elem(struct user_parse *p, char *type, const char *at,
 		*b = '\0';
 	bt = user_base_type(type);
 	if (!bt && strstr(type, "long"))
-		user_parse_err(p, USER_ERR_LONG_TYPE, at);
+		user_event_parse_err(p, USER_ERR_LONG_TYPE, at);
 	else if (!bt)
-		user_parse_err(p, USER_ERR_BAD_TYPE, at);
+		user_event_parse_err(p, USER_ERR_BAD_TYPE, at);
 	if (b)
 		*b = '[';
 	*bracket = b;
@@ -224,7 +224,7 @@ static int user_parse_array(struct user_parse *p, struct user_field *f,
 		if (!loc && user_is_char(bt->name) && !user_parse_size(b + 1, &f->size))
 			return 0;
 	}
-	user_parse_err(p, err, at);
+	user_event_parse_err(p, err, at);
 	return -EINVAL;
 }
 
@@ -272,11 +272,11 @@ static int user_parse_plain(struct user_parse *p, struct user_words *wd,
 		return -ENOMEM;
 
 	if (++i >= wd->n) {
-		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd->w[wd->n - 1]);
+		user_event_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd->w[wd->n - 1]);
 		return -EINVAL;
 	}
 	if (i + 1 < wd->n) {
-		user_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, wd->w[i + 1]);
+		user_event_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, wd->w[i + 1]);
 		return -EINVAL;
 	}
 
@@ -300,15 +300,15 @@ static int user_parse_field(struct user_parse *p, char *text,
 	int ret;
 
 	if (user_split_words(text, &wd)) {
-		user_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, text);
+		user_event_parse_err(p, USER_ERR_SIZE_NOT_STRUCT, text);
 		return -EINVAL;
 	}
 	if (wd.n == 0) {
-		user_parse_err(p, USER_ERR_EMPTY_FIELD, text);
+		user_event_parse_err(p, USER_ERR_EMPTY_FIELD, text);
 		return -EINVAL;
 	}
 	if (wd.n == 1) {
-		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[0]);
+		user_event_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[0]);
 		return -EINVAL;
 	}
 
@@ -317,13 +317,13 @@ static int user_parse_field(struct user_parse *p, char *text,
 	else
 		ret = user_parse_plain(p, &wd, f);
 	if (!ret && !user_name_valid(f->name, USER_EVENT_MAX_NAME)) {
-		user_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[wd.n - 1]);
+		user_event_parse_err(p, USER_ERR_BAD_FIELD_NAME, wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
 	/* common_pid and the like are the record's header; filters see those */
 	if (!ret && str_has_prefix(f->name, "common_")) {
-		user_parse_err(p, USER_ERR_COMMON_FIELD,
-			       wd.w[wd.n - 1]);
+		user_event_parse_err(p, USER_ERR_COMMON_FIELD,
+				     wd.w[wd.n - 1]);
 		ret = -EINVAL;
 	}
 
@@ -331,11 +331,11 @@ static int user_parse_field(struct user_parse *p, char *text,
 }
 
 /**
- * user_fields_free() - Free an array of fields, with their names and types
+ * user_event_fields_free() - Free an array of fields, with their names and types
  * @fields: the array, or NULL
  * @n: how many of its fields have a name and a type to free
  */
-void user_fields_free(struct user_field *fields, int n)
+void user_event_fields_free(struct user_field *fields, int n)
 {
 	int i;
 
@@ -347,15 +347,15 @@ void user_fields_free(struct user_field *fields, int n)
 }
 
 /**
- * user_spec_free() - Free what a parsed description owns
+ * user_event_spec_free() - Free what a parsed description owns
  * @d: the description; @d itself is the caller's
  */
-void user_spec_free(struct user_spec *d)
+void user_event_spec_free(struct user_spec *d)
 {
 	kfree(d->name);
 	kfree(d->flags);
 	kfree(d->args);
-	user_fields_free(d->fields, d->nr_fields);
+	user_event_fields_free(d->fields, d->nr_fields);
 }
 
 /* The canonical field list: "type name; type name", struct with its size */
@@ -403,7 +403,7 @@ static int user_parse_fields(struct user_parse *p, char *list,
 		for (i = 0, j = d->nr_fields - 1; i < j; i++) {
 			if (strcmp(d->fields[i].name, d->fields[j].name))
 				continue;
-			user_parse_err(p, USER_ERR_DUP_FIELD, field);
+			user_event_parse_err(p, USER_ERR_DUP_FIELD, field);
 			return -EINVAL;
 		}
 	}
@@ -422,11 +422,11 @@ static int user_parse_name(struct user_parse *p, char *name,
 			if (user_is_word_char(*c) ||
 			    (*c == ',' && c != flags && c[1] && c[1] != ','))
 				continue;
-			user_parse_err(p, USER_ERR_BAD_FLAGS, flags);
+			user_event_parse_err(p, USER_ERR_BAD_FLAGS, flags);
 			return -EINVAL;
 		}
 		if (!*flags) {
-			user_parse_err(p, USER_ERR_BAD_FLAGS, flags);
+			user_event_parse_err(p, USER_ERR_BAD_FLAGS, flags);
 			return -EINVAL;
 		}
 		d->flags = kstrdup(flags, GFP_KERNEL_ACCOUNT);
@@ -435,12 +435,12 @@ static int user_parse_name(struct user_parse *p, char *name,
 	}
 
 	if (!user_name_valid(name, USER_EVENT_MAX_NAME)) {
-		user_parse_err(p, USER_ERR_BAD_NAME, name);
+		user_event_parse_err(p, USER_ERR_BAD_NAME, name);
 		return -EINVAL;
 	}
 	/* events/user_events/enable and filter would hide the event's directory */
 	if (!strcmp(name, "enable") || !strcmp(name, "filter")) {
-		user_parse_err(p, USER_ERR_RESERVED_NAME, name);
+		user_event_parse_err(p, USER_ERR_RESERVED_NAME, name);
 		return -EINVAL;
 	}
 
@@ -458,7 +458,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 
 	memset(d, 0, sizeof(*d));
 	if (strlen(p->cmd) >= USER_EVENT_MAX_DESC + p->skip) {
-		user_parse_err(p, USER_ERR_DESC_TOO_LONG, NULL);
+		user_event_parse_err(p, USER_ERR_DESC_TOO_LONG, NULL);
 		return -E2BIG;
 	}
 
@@ -479,28 +479,28 @@ static int user_parse_desc(struct user_parse *p, char *desc,
 			(d->flags ? strlen(d->flags) + 1 : 0) +
 			(d->args[0] ? strlen(d->args) + 1 : 0);
 	if (len >= USER_EVENT_MAX_DESC) {
-		user_parse_err(p, USER_ERR_CANON_TOO_LONG, NULL);
+		user_event_parse_err(p, USER_ERR_CANON_TOO_LONG, NULL);
 		ret = -E2BIG;
 	}
 
 	if (ret)
-		user_spec_free(d);
+		user_event_spec_free(d);
 	return ret;
 }
 
 /**
- * user_parse() - Parse a description that user space handed us
+ * user_event_parse() - Parse a description that user space handed us
  * @cmd: the command as the user gave it
  * @skip: bytes of @cmd before the description
  * @quiet: log nothing (matching only)
- * @d: filled on success, for user_spec_free(); nothing to free on an error
+ * @d: filled on success, for user_event_spec_free(); nothing to free on an error
  *
  * What is wrong with the description goes to error_log, unless @quiet.
  *
  * Return: 0, or -EINVAL, -E2BIG or -ENOMEM.
  */
-int user_parse(const char *cmd, int skip, bool quiet,
-	       struct user_spec *d)
+int user_event_parse(const char *cmd, int skip, bool quiet,
+		     struct user_spec *d)
 {
 	char *copy __free(kfree) = kstrdup(cmd + skip, GFP_KERNEL_ACCOUNT);
 	struct user_parse p = { .cmd = cmd, .skip = skip, .quiet = quiet };
@@ -594,44 +594,6 @@ int user_event_set_print_fmt(struct user_event *ue)
 	}
 	ue->call.print_fmt = fmt;
 	return 0;
-}
-
-/*
- * The bytes a __data_loc/__rel_loc field of @rec (@size bytes long) points
- * at, or false when they are not all inside the record.
- */
-static bool user_loc_range(struct user_field *f, const void *rec, u32 size,
-			   u32 *start, u32 *len)
-{
-	u32 loc = get_unaligned((const u32 *)(rec + f->offset));
-
-	*len = loc >> 16;
-	*start = (loc & 0xffff) + (f->rel ? f->offset + sizeof(u32) : 0);
-	return *start >= sizeof(struct trace_entry) && *start <= size &&
-	       *len <= size - *start;
-}
-
-/**
- * user_loc_valid() - Is a __data_loc/__rel_loc field of a record sound?
- * @f: the field, a loc one
- * @rec: the record, from its common header
- * @size: the record's length in bytes
- *
- * The bytes it points at must all be inside the record, past the common
- * header; a string's must end with its NUL, and an array's be whole
- * elements.
- *
- * Return: true if so.
- */
-bool user_loc_valid(struct user_field *f, const u8 *rec, u32 size)
-{
-	u32 start, len;
-
-	if (!user_loc_range(f, rec, size, &start, &len))
-		return false;
-	if (f->kind == UF_LOC_STR)
-		return len && !rec[start + len - 1];
-	return !(len % f->elem_size);
 }
 
 static void user_print_hex(struct trace_seq *s, const u8 *p, u32 len)

@@ -9,6 +9,11 @@
 
 #include "trace_events_user.h"
 
+/* The u: command of dynamic_events, at the end of this file */
+static struct dyn_event_operations user_event_ops;
+/* The next USER_EVENT_REG_MULTI_FORMAT event's name suffix; event_mutex */
+static u64 user_event_multi_id;
+
 static struct user_event *to_user_event(struct dyn_event *ev)
 {
 	return container_of(ev, struct user_event, devent);
@@ -365,7 +370,7 @@ struct user_event *user_event_find_or_create(struct user_event_group *g,
 
 	lockdep_assert_held(&event_mutex);
 again:
-	ret = user_parse(cmd, skip, false, &d);
+	ret = user_event_parse(cmd, skip, false, &d);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -379,9 +384,9 @@ again:
 	if (ue) {
 		ret = strcmp(ue->args, d.args) ? -EADDRINUSE : 0;
 		if (ret)
-			user_parse_err(&(struct user_parse){ .cmd = cmd },
-				       USER_ERR_OTHER_FIELDS, NULL);
-		user_spec_free(&d);
+			user_event_parse_err(&(struct user_parse){ .cmd = cmd },
+					     USER_ERR_OTHER_FIELDS, NULL);
+		user_event_spec_free(&d);
 		if (!ret && !(how & UE_REG_ADOPT_LATER))
 			ret = user_event_adopt(ue, how);
 		return ret ? ERR_PTR(ret) : ue;
@@ -391,13 +396,13 @@ again:
 	all = user_events_count >= READ_ONCE(user_events_max);
 	if (!looked && user_events_full(g) &&
 	    (all ? !list_empty(&user_retired_events) : g->nr_retired)) {
-		user_spec_free(&d);
+		user_event_spec_free(&d);
 		user_retired_reclaim_unlocked(g, all);
 		looked = all ? 2 : 1;
 		goto again;
 	}
 	ue = user_event_create_spec(g, &d, how);
-	user_spec_free(&d);
+	user_event_spec_free(&d);
 	/* the type ids: every group's retired events hold theirs */
 	if (looked < 2 && PTR_ERR_OR_ZERO(ue) == -ENOSPC &&
 	    !list_empty(&user_retired_events)) {
@@ -406,8 +411,8 @@ again:
 		goto again;
 	}
 	if (PTR_ERR_OR_ZERO(ue) == -ENOSPC)
-		user_parse_err(&(struct user_parse){ .cmd = cmd }, USER_ERR_NO_TYPE_ID,
-			       NULL);
+		user_event_parse_err(&(struct user_parse){ .cmd = cmd }, USER_ERR_NO_TYPE_ID,
+				     NULL);
 	*created = !IS_ERR(ue);
 	return ue;
 }
@@ -430,7 +435,7 @@ static int user_system_of_command(const char *cmd, struct user_event_group **g)
 		return 0;
 	if (len == strlen(USER_EVENTS_SYSTEM) &&
 	    !strncmp(cmd, USER_EVENTS_SYSTEM, len)) {
-		*g = &user_init_group;
+		*g = &user_event_init_group;
 		return len + 1;
 	}
 	if (!user_group_of_system(cmd, len, g))
@@ -440,7 +445,7 @@ static int user_system_of_command(const char *cmd, struct user_event_group **g)
 
 static int user_event_create(const char *raw_command)
 {
-	struct user_event_group *g = &user_init_group;
+	struct user_event_group *g = &user_event_init_group;
 	int skip = strlen(USER_EVENTS_PREFIX), ret;
 	struct user_event *ue;
 	bool created = false;
@@ -448,14 +453,14 @@ static int user_event_create(const char *raw_command)
 	if (!str_has_prefix(raw_command, USER_EVENTS_PREFIX))
 		return -ECANCELED;
 	/* the feature is off: its set-up failed at boot */
-	if (!user_init_group.status_bytes)
+	if (!user_event_init_group.status_bytes)
 		return -ENODEV;
 	guard(mutex)(&event_mutex);
 	/* "u:SYSTEM/name fields", as dynamic_events shows events */
 	ret = user_system_of_command(raw_command + skip, &g);
 	if (ret < 0) {
-		user_parse_err(&(struct user_parse){ .cmd = raw_command, .skip = skip },
-			       USER_ERR_BAD_SYSTEM, NULL);
+		user_event_parse_err(&(struct user_parse){ .cmd = raw_command, .skip = skip },
+				     USER_ERR_BAD_SYSTEM, NULL);
 		return ret;
 	}
 	skip += ret;
@@ -480,7 +485,7 @@ static int user_event_show(struct seq_file *m, struct dyn_event *ev)
 	struct user_event *ue = to_user_event(ev);
 
 	seq_puts(m, USER_EVENTS_PREFIX);
-	if (ue->group != &user_init_group || ue->multi)
+	if (ue->group != &user_event_init_group || ue->multi)
 		seq_printf(m, "%s/", ue->class.system);
 	seq_puts(m, ue->name);
 	if (ue->flags)
@@ -528,9 +533,9 @@ static bool user_event_args_match(struct user_event *ue, int argc,
 		strlcat(cmd, argv[i], len);
 	}
 	match = false;
-	if (!user_parse(cmd, 0, true, &d)) {
+	if (!user_event_parse(cmd, 0, true, &d)) {
 		match = !strcmp(d.args, ue->args);
-		user_spec_free(&d);
+		user_event_spec_free(&d);
 	}
 	kfree(cmd);
 	return match;
@@ -550,7 +555,7 @@ static bool user_event_match(const char *system, const char *event,
 	struct user_event *ue = to_user_event(ev);
 	size_t len = strcspn(event, ":");
 
-	if (!system ? ue->group != &user_init_group :
+	if (!system ? ue->group != &user_event_init_group :
 	    strcmp(system, ue->class.system))
 		return false;
 	if (strlen(ue->name) != len || strncmp(event, ue->name, len))
@@ -560,15 +565,21 @@ static bool user_event_match(const char *system, const char *event,
 	return !argc || user_event_args_match(ue, argc, argv);
 }
 
-/*
- * The u: command of dynamic_events, registered at boot
- * (trace_events_user_init_early()); not const, dyn_event_register() links
- * it into its list
- */
-struct dyn_event_operations user_event_ops = {
+/* Not const: dyn_event_register() links it into its list */
+static struct dyn_event_operations user_event_ops = {
 	.create		= user_event_create,
 	.show		= user_event_show,
 	.is_busy	= user_event_is_busy,
 	.free		= user_event_dyn_free,
 	.match		= user_event_match,
 };
+
+/**
+ * user_event_dyn_register() - Register the u: command of dynamic_events
+ *
+ * Return: 0, or the errno of dyn_event_register().
+ */
+int __init user_event_dyn_register(void)
+{
+	return dyn_event_register(&user_event_ops);
+}

@@ -80,7 +80,6 @@ LIST_HEAD(user_retired_events);
 
 /* kernel.user_events_retired_grace, in seconds: at most a day */
 unsigned int user_retired_grace = 60;
-unsigned int user_retired_grace_max = 24 * 60 * 60;
 
 #define USER_RETIRED_SUFFIX	"_retired"
 

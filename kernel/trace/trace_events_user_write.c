@@ -4,7 +4,7 @@
  * [payload] to user_events_data, and a batch of records to a batch fd
  * (DIAG_IOCSBATCH), recorded into every attached consumer: ftrace
  * buffers, perf and eBPF. Everything a write calls is here or inline in
- * trace_events_user.h, but for user_loc_valid() (trace_events_user_fmt.c).
+ * trace_events_user.h.
  */
 
 #define pr_fmt(fmt) "user_events: " fmt
@@ -442,8 +442,9 @@ static __always_inline void user_event_perf(void *data,
  * kind. The probes are called inline, known by their addresses
  * (user_event_call_probe()), never through them.
  *
+ * Context: event_mutex held, which the counts are under.
  * Return: 0, or the errno of tracepoint_probe_register(), the count then
- * unchanged.
+ * unchanged; -EINVAL for any other @type.
  */
 int user_event_attach(struct user_event *ue, enum trace_reg type, void *data)
 {
@@ -452,14 +453,23 @@ int user_event_attach(struct user_event *ue, enum trace_reg type, void *data)
 	void *probe = user_event_ftrace;
 	int ret = 0;
 
+	lockdep_assert_held(&event_mutex);
+	switch (type) {
+	case TRACE_REG_REGISTER:
+	case TRACE_REG_UNREGISTER:
+		break;
 #ifdef CONFIG_PERF_EVENTS
-	if (type == TRACE_REG_PERF_REGISTER ||
-	    type == TRACE_REG_PERF_UNREGISTER) {
+	case TRACE_REG_PERF_REGISTER:
+	case TRACE_REG_PERF_UNREGISTER:
 		on = type == TRACE_REG_PERF_REGISTER;
 		users = &ue->perf_users;
 		probe = user_event_perf;
-	}
+		break;
 #endif
+	default:
+		WARN_ON_ONCE(1);
+		return -EINVAL;
+	}
 	if (on)
 		ret = tracepoint_probe_register(&ue->tp, probe, data);
 	else
