@@ -9,7 +9,11 @@
 
 #include "trace_events_user.h"
 
-/* The u: command of dynamic_events, at the end of this file */
+/*
+ * The u: command of dynamic_events: filled in and registered at boot
+ * (user_event_dyn_register()); not const, dyn_event_register() links it
+ * into its list
+ */
 static struct dyn_event_operations user_event_ops;
 /* The next USER_EVENT_REG_MULTI_FORMAT event's name suffix; event_mutex */
 static u64 user_event_multi_id;
@@ -565,15 +569,6 @@ static bool user_event_match(const char *system, const char *event,
 	return !argc || user_event_args_match(ue, argc, argv);
 }
 
-/* Not const: dyn_event_register() links it into its list */
-static struct dyn_event_operations user_event_ops = {
-	.create		= user_event_create,
-	.show		= user_event_show,
-	.is_busy	= user_event_is_busy,
-	.free		= user_event_dyn_free,
-	.match		= user_event_match,
-};
-
 /**
  * user_event_dyn_register() - Register the u: command of dynamic_events
  *
@@ -581,5 +576,12 @@ static struct dyn_event_operations user_event_ops = {
  */
 int __init user_event_dyn_register(void)
 {
-	return dyn_event_register(&user_event_ops);
+	struct dyn_event_operations *ops = &user_event_ops;
+
+	ops->create = user_event_create;
+	ops->show = user_event_show;
+	ops->is_busy = user_event_is_busy;
+	ops->free = user_event_dyn_free;
+	ops->match = user_event_match;
+	return dyn_event_register(ops);
 }
