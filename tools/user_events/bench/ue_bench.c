@@ -255,7 +255,11 @@ static int tracepoint_id(const char *system, const char *name)
 	return read_number(path);
 }
 
-static int perf_attach(struct uet_ring *r, const char *name, int size)
+/*
+ * A perf event of this process, on any CPU, sampling every record of
+ * user_events:@name raw, woken up after @wakeup of them; its fd or -errno
+ */
+static int tracepoint_open(const char *name, unsigned int wakeup)
 {
 	struct perf_event_attr pe = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -263,16 +267,23 @@ static int perf_attach(struct uet_ring *r, const char *name, int size)
 		.config = tracepoint_id("user_events", name),
 		.sample_period = 1,
 		.sample_type = PERF_SAMPLE_RAW,
-		.wakeup_events = OPS * 2,
+		.wakeup_events = wakeup,
 	};
+	int fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int perf_attach(struct uet_ring *r, const char *name, int size)
+{
 	size_t need = (size_t)OPS * (size + 64);
 	int pages = 1, fd, err;
 
 	while ((size_t)pages * 4096 < need)
 		pages *= 2;
-	fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	fd = tracepoint_open(name, OPS * 2);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = uet_ring_map(r, fd, pages);
 	if (err)
 		close(fd);
@@ -332,20 +343,13 @@ static long bpf_count(void)
 
 static int bpf_attach(const char *name)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-		.config = tracepoint_id("user_events", name),
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-	};
 	uint64_t zero = 0;
 	int fd;
 
 	uet_bpf_map_write(bpf_map, 0, &zero);
-	fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	fd = tracepoint_open(name, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, bpf_prog) ||
 	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		close(fd);
@@ -785,47 +789,44 @@ static uint64_t bare_loop(void)
 }
 
 /*
+ * What one test of @enabled (a read of the event's status byte or word)
+ * costs: CHECK_OPS of them in a loop, less the bare loop. An event found
+ * enabled fails the run.
+ */
+#define CHECK_COST(enabled) ({							\
+	uint64_t t0_, t1_;							\
+	long hits_ = 0;								\
+	int i_;									\
+										\
+	t0_ = now();								\
+	for (i_ = 0; i_ < CHECK_OPS; i_++) {					\
+		if (enabled)							\
+			hits_++;						\
+		__asm__ volatile("" ::: "memory");				\
+	}									\
+	t1_ = now();								\
+	if (hits_)								\
+		fail("disabled check: the event was enabled");			\
+	((double)(t1_ - t0_) - (double)bare_loop()) / CHECK_OPS;		\
+})
+
+/*
  * The enable-bit test of a client, if (word & (1 << bit)), per loop against
  * the bare loop: one function, so the same instructions on both kernels
  */
 static __attribute__((noinline)) double bit_check(volatile uint32_t *word)
 {
-	uint64_t t0, t1;
-	long hits = 0;
-	int i;
-
-	t0 = now();
-	for (i = 0; i < CHECK_OPS; i++) {
-		if (*word & (1 << ENABLE_BIT))
-			hits++;
-		__asm__ volatile("" ::: "memory");
-	}
-	t1 = now();
-	if (hits)
-		fail("disabled check: the event was enabled");
-	return ((double)(t1 - t0) - (double)bare_loop()) / CHECK_OPS;
+	return CHECK_COST(*word & (1 << ENABLE_BIT));
 }
 
 /* The disabled check of this kernel's own ABI: a status test per loop */
 static double disabled_check(const struct event *ev)
 {
 	volatile const uint8_t *status = ev->status;
-	uint64_t t0, t1;
-	long hits = 0;
-	int i;
 
 	if (ev->word)
 		return bit_check(ev->word);
-	t0 = now();
-	for (i = 0; i < CHECK_OPS; i++) {
-		if (*status)
-			hits++;
-		__asm__ volatile("" ::: "memory");
-	}
-	t1 = now();
-	if (hits)
-		fail("disabled check: the event was enabled");
-	return ((double)(t1 - t0) - (double)bare_loop()) / CHECK_OPS;
+	return CHECK_COST(*status);
 }
 
 static double getppid_cost(void)

@@ -138,19 +138,13 @@ TEST_F_TIMEOUT(many, limit_and_reuse, 300)
 TEST(references_follow_fds)
 {
 	int fds[10], i, status, hold[2];
-	struct user_status_reg reg;
 	pid_t pid;
 	char c;
 
 	if (uet_skip(_metadata, 0))
 		return;
 
-	for (i = 0; i < 10; i++) {
-		fds[i] = open(UE_DATA, O_RDWR);
-		ASSERT_LE(0, fds[i]);
-		ASSERT_EQ(0, uet_register(fds[i], "abi_refs u32 a", &reg));
-		ASSERT_EQ(0, uet_register(fds[i], "abi_refs u32 a", &reg));
-	}
+	ASSERT_EQ(0, uet_fds_holding("abi_refs u32 a", fds, 10));
 	for (i = 0; i < 9; i++) {
 		EXPECT_EQ(-EBUSY, uet_delete_named("abi_refs"));
 		close(fds[i]);

@@ -103,15 +103,13 @@ static int is_ident(const char *s, int len)
 	return 1;
 }
 
+/* The value of a hex digit of either case, or -1 */
 static int hex_digit(int c)
 {
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static const char digits[] = "0123456789abcdef0123456789ABCDEF";
+	const char *at = c ? strchr(digits, c) : NULL;
+
+	return at ? (int)(at - digits) % 16 : -1;
 }
 
 /*

@@ -76,6 +76,26 @@ static inline int uet_delete(int fd, const char *name)
 	return ioctl(fd, DIAG_IOCSDEL, name) ? -errno : 0;
 }
 
+/*
+ * @n new fds in @fds, each registering @desc twice (one reference each);
+ * 0 or -errno. The fds opened before a failure stay in @fds, the rest -1.
+ */
+static inline int uet_fds_holding(const char *desc, int *fds, int n)
+{
+	struct user_status_reg reg;
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++)
+		fds[i] = -1;
+	for (i = 0; i < n && !ret; i++) {
+		fds[i] = open(UE_DATA, O_RDWR);
+		ret = fds[i] < 0 ? -errno : uet_register(fds[i], desc, &reg);
+		if (!ret)
+			ret = uet_register(fds[i], desc, &reg);
+	}
+	return ret;
+}
+
 /* Delete @name through an fd of its own (one that holds nothing); 0 or -errno */
 static inline int uet_delete_named(const char *name)
 {
