@@ -246,7 +246,8 @@ void user_event_unlist(struct user_event *ue)
 }
 
 /**
- * user_event_busy() - Is an event held by an fd or an enabler, or consumed?
+ * user_event_busy() - Is an event held, by an fd, an enabler or another
+ *	trace event (an eprobe on it), or consumed?
  * @ue: the event
  *
  * An exited process's enablers count until dropped: callers that ask for
@@ -258,7 +259,9 @@ void user_event_unlist(struct user_event *ue)
 bool user_event_busy(struct user_event *ue)
 {
 	lockdep_assert_held(&event_mutex);
-	return refcount_read(&ue->refs) != 1 || user_event_status(ue);
+	/* another trace event may hold it too (an eprobe on it) */
+	return refcount_read(&ue->refs) != 1 || user_event_status(ue) ||
+	       trace_event_dyn_busy(&ue->call);
 }
 
 /**

@@ -229,7 +229,8 @@ static int user_event_add_trace_call(struct user_event *ue)
 	call->class = &ue->class;
 	/* for tp_printk (output_printk()); see user_event_remove_call() */
 	call->event.funcs = &user_event_funcs;
-	call->flags = TRACE_EVENT_FL_TRACEPOINT;
+	/* counts what holds it (trace_event_dyn_busy()), as of dynamic events */
+	call->flags = TRACE_EVENT_FL_TRACEPOINT | TRACE_EVENT_FL_DYNAMIC;
 	call->tp = &ue->tp;
 	call->data = ue;
 

@@ -388,4 +388,39 @@ TEST(created_after_system_enable)
 	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:dyn_t", O_APPEND));
 }
 
+/*
+ * An eprobe on a user event holds it as an fd does: deleting the event,
+ * through DIAG_IOCSDEL or dynamic_events, is EBUSY while the eprobe is
+ * there, and the event stays, registrable as before; once the eprobe goes,
+ * the event can be deleted. (A kernel that deleted it under the eprobe
+ * freed what the eprobe's removal then touched.)
+ */
+TEST(eprobe_holds_event)
+{
+	struct user_status_reg reg;
+	int fd;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	uet_write_file(UE_DYN, "-:eprobes/dyn_ep_probe", O_APPEND);
+	uet_write_file(UE_DYN, "-:dyn_ep", O_APPEND);
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:dyn_ep u32 a", O_APPEND));
+	if (uet_write_file(UE_DYN, "e:eprobes/dyn_ep_probe user_events.dyn_ep",
+			   O_APPEND)) {
+		uet_write_file(UE_DYN, "-:dyn_ep", O_APPEND);
+		SKIP(return, "no eprobes (CONFIG_EPROBE_EVENTS)");
+	}
+	EXPECT_EQ(-EBUSY, uet_delete_named("dyn_ep"));
+	EXPECT_EQ(-EBUSY, uet_write_file(UE_DYN, "!u:dyn_ep", O_APPEND));
+	EXPECT_EQ(-EBUSY, uet_write_file(UE_DYN, "-:user_events/dyn_ep", O_APPEND));
+	EXPECT_TRUE(dyn_has("dyn_ep"));
+	fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, uet_register(fd, "dyn_ep u32 a", &reg));
+	close(fd);
+	EXPECT_EQ(0, uet_write_file(UE_DYN, "-:eprobes/dyn_ep_probe", O_APPEND));
+	EXPECT_EQ(0, uet_delete_named("dyn_ep"));
+	EXPECT_FALSE(dyn_has("dyn_ep"));
+}
+
 UE_HARNESS_MAIN
