@@ -52,6 +52,8 @@
 #include "trace_output.h"
 
 #define USER_EVENT_MAX_NAME	255
+/* The longest name of an event: a multi-format one, "name.<id>", 16 hex digits */
+#define USER_EVENT_MAX_FULL_NAME	(USER_EVENT_MAX_NAME + 17)
 /* The longest description, and the buffer for one (NUL included) */
 #define USER_EVENT_DESC_LEN	511
 #define USER_EVENT_MAX_DESC	(USER_EVENT_DESC_LEN + 1)

@@ -337,7 +337,7 @@ static long user_data_ioctl_unreg(struct file *file,
 
 static long user_data_ioctl_del(struct file *file, const char __user *uname)
 {
-	char *name __free(kfree) = strndup_user(uname, USER_EVENT_MAX_NAME + 1);
+	char *name __free(kfree) = strndup_user(uname, USER_EVENT_MAX_FULL_NAME + 1);
 	struct user_event_fd *ufd = file->private_data;
 	struct user_event *ue;
 

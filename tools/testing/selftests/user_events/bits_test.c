@@ -1868,6 +1868,62 @@ TEST_F(bits, multi_format)
 	EXPECT_EQ(0, multi_dirs("bits_mf", left, 4));
 }
 
+/* The longest name of an event (Documentation/trace/user_events.rst) */
+#define LONGEST		255
+
+/* How many multi-format events of the name of @len 'L's; the first in @full */
+static int long_multi_name(size_t len, char *full, size_t size)
+{
+	DIR *d = opendir(TRACEFS "events/" MULTI);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		size_t l = strspn(de->d_name, "L");
+
+		if (l == len && de->d_name[l] == '.' && !n++)
+			snprintf(full, size, "%s", de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * A multi-format event of the longest name, 255 bytes, is name.<id>: its
+ * whole name reaches it through DIAG_IOCSDEL and dynamic_events alike
+ */
+TEST_F(bits, multi_format_longest_name)
+{
+	char desc[300], full[2][300], line[400];
+	__u64 *w = (__u64 *)self->e.page;
+	__u32 idx;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		/* two names of 255 bytes, told apart by their fields */
+		memset(desc, 'L', LONGEST);
+		snprintf(desc + LONGEST, sizeof(desc) - LONGEST, " u32 f%d", i);
+		ASSERT_EQ(0, reg_on(&self->e, self->e.fd, desc, w, 8, i,
+				    USER_EVENT_REG_MULTI_FORMAT | USER_EVENT_REG_PERSIST,
+				    &idx));
+		ASSERT_EQ(0, uet_unregister_bits(self->e.fd, w, i));
+	}
+	ASSERT_EQ(2, long_multi_name(LONGEST, full[0], sizeof(full[0])));
+	/* persistent: they stay; the fd's references go with it */
+	close(self->e.fd);
+	self->e.fd = open(UE_DATA, O_RDWR);
+	self->e.nen = 0;
+	ASSERT_LE(0, self->e.fd);
+	EXPECT_LT(LONGEST + 1, strlen(full[0]));
+	EXPECT_EQ(0, uet_delete(self->e.fd, full[0])) TH_LOG("%s", full[0]);
+	EXPECT_FALSE(uet_event_exists(MULTI, full[0]));
+	ASSERT_EQ(1, long_multi_name(LONGEST, full[1], sizeof(full[1])));
+	snprintf(line, sizeof(line), "-:" MULTI "/%s", full[1]);
+	EXPECT_EQ(0, uet_write_file(UE_DYN, line, O_APPEND)) TH_LOG("%s", line);
+	EXPECT_EQ(0, long_multi_name(LONGEST, full[1], sizeof(full[1])));
+}
+
 /* kernel.user_events_max ------------------------------------------------- */
 
 FIXTURE(sysctl) {
