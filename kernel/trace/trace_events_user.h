@@ -1,7 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * user_events: the types and functions that its files share. The files,
- * trace_events_user_<name>.c:
+ * user_events: trace events created and written by user processes.
+ *
+ * A process registers its events with DIAG_IOCSREG on user_events_data and,
+ * while anyone listens, writes [write index][payload] to the same file. It
+ * learns that someone listens through one of two front doors onto the same
+ * events: the byte of the event in the one status page of
+ * user_events_status (a 24-byte struct user_status_reg), or a bit of a word
+ * in its own memory that the kernel keeps up to date (a 28-byte struct
+ * user_reg, the ABI of Linux 6.4 and later). Each user event is an
+ * ordinary trace event of the "user_events" system (or "user_events_multi");
+ * the payload becomes the record after the common header, untouched.
+ * See Documentation/trace/user_events.rst.
+ *
+ * This header holds the types and functions that its files share. The
+ * files, trace_events_user_<name>.c:
  *
  *   fmt.c     parsing a description, print format, printing records
  *   write.c   the write path, single and batch
@@ -90,7 +103,10 @@ static_assert(MAX(USER_EVENT_FITS_ALL, USER_EVENT_FTRACE_LEAST) ==
  * memory, and a status change walks its event's enablers under event_mutex.
  */
 #define USER_EVENT_MAX_ENABLERS	8192
-/* Times a write faults its pages in again before giving up */
+/*
+ * How many times in all a copy from or to user memory is tried, its pages
+ * faulted in between, before giving up
+ */
 #define USER_EVENT_FAULT_TRIES	3
 /*
  * The enable worker never waits on a fault (for I/O, a userfaultfd or a
@@ -491,7 +507,7 @@ int user_event_attach(struct user_event *ue, enum trace_reg type, void *data);
 /* trace_events_user_retire.c: retired events */
 /* Deleted, their records still in a buffer; event_mutex */
 extern struct list_head user_retired_events;
-/* kernel.user_events_retired_grace, in seconds, and its most */
+/* kernel.user_events_retired_grace, in seconds */
 extern unsigned int user_retired_grace;
 int user_event_delete(struct user_event *ue);
 bool user_retired_reclaim(struct user_event_group *room_for, bool all);

@@ -3,8 +3,9 @@
  * user_events: the enable bits (the ABI of Linux 6.4 and later). Each
  * process's registered bits (struct user_enabler), found by its memory
  * (struct user_event_mm, followed with an mmu notifier), kept up to date
- * as the events' consumers change, written from a worker when the word's
- * page is not there, copied at fork() and dropped when the memory goes.
+ * as the events' consumers change, copied at fork() and dropped when the
+ * memory goes. A word whose page is not there is faulted in and written
+ * on the tracer's way back to user space, or by a worker.
  */
 
 #define pr_fmt(fmt) "user_events: " fmt

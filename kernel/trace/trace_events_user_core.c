@@ -10,8 +10,9 @@
 #include "trace_events_user.h"
 
 /*
- * event_mutex protects these, as trace_events_user.h says; the default
- * group's own reference never drops.
+ * event_mutex protects the table and the count, as trace_events_user.h
+ * says; the sysctl writes user_events_max, read with READ_ONCE(). The
+ * default group's own reference never drops.
  */
 DEFINE_HASHTABLE(user_event_table, 8);
 unsigned int user_events_count;
