@@ -311,7 +311,8 @@ static inline u8 user_event_status(struct user_event *ue)
  * @ue: the event
  *
  * Is @ue an enable-bit event that nothing refers to any more, and that can
- * go at once? One that recorded into an ftrace buffer stays, listed and
+ * go: at once, or once what holds its trace event lets go (an eprobe, a
+ * trigger, a perf event)? One that recorded into an ftrace buffer stays, listed and
  * registrable as before, until it is deleted on purpose (DIAG_IOCSDEL,
  * "-:name"), which retires it (section Retired events). It counts against
  * user_events_max as any event does.
@@ -528,7 +529,7 @@ struct user_event_mm *user_event_mm_find(struct mm_struct *mm);
 struct user_event_mm *user_event_mm_find_or_create(void);
 void user_event_update_enablers(struct user_event *ue);
 /* trace_events_user_reg.c: consumers, making and finding events */
-int user_event_dyn_register(void);
+int __init user_event_dyn_register(void);
 int user_event_adopt(struct user_event *ue, unsigned int how);
 struct user_event *user_event_find(struct user_event_group *g,
 				   const char *name);

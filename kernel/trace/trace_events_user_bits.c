@@ -780,8 +780,9 @@ void user_enabler_remove(struct user_enabler *e)
  * @reap: an event nothing refers to any more goes now, else from the reaper
  *
  * Those user_event_mm_notifier_release() handed on. Called from the worker,
- * and first thing wherever a user asks for an event by its name or asks
- * whether it is busy (a registration, a deletion, dynamic_events), so that
+ * and wherever a user asks for an event by its name or asks whether it is
+ * busy, before it looks (a registration, a deletion, dynamic_events, a
+ * group's removal), so that
  * an event they held is free to be deleted or registered anew as soon as
  * the process has been waited for (unless another task held its memory as
  * it exited), as if its exit had dropped them. user_event_busy() and

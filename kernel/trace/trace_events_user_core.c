@@ -247,8 +247,9 @@ void user_event_unlist(struct user_event *ue)
 }
 
 /**
- * user_event_busy() - Is an event held, by an fd, an enabler or another
- *	trace event (an eprobe on it), or consumed?
+ * user_event_busy() - Is an event held, by an fd, an enabler or what holds
+ *	its trace event (an eprobe on it, a trigger naming it, a perf
+ *	event), or consumed?
  * @ue: the event
  *
  * An exited process's enablers count until dropped: callers that ask for
@@ -260,7 +261,7 @@ void user_event_unlist(struct user_event *ue)
 bool user_event_busy(struct user_event *ue)
 {
 	lockdep_assert_held(&event_mutex);
-	/* another trace event may hold it too (an eprobe on it) */
+	/* what holds its trace event (an eprobe, a trigger, perf) */
 	return refcount_read(&ue->refs) != 1 || user_event_status(ue) ||
 	       trace_event_dyn_busy(&ue->call);
 }
@@ -271,7 +272,8 @@ bool user_event_busy(struct user_event *ue)
  *
  * The caller knows that no buffer holds a record of it, and has cleared
  * the marks that would make trace_remove_event_call() clear buffers
- * (user_event_forget_enabled()). Exited processes' enablers count, as in
+ * (user_event_forget_enabled()), or knows it was never enabled (a
+ * registration that failed). Exited processes' enablers count, as in
  * user_event_busy(): a caller that wants them not to drops them first.
  *
  * Context: event_mutex held.
@@ -338,22 +340,35 @@ void user_event_forget_enabled(struct user_event *ue)
 /*
  * Delete @ue if it is an enable-bit event nothing refers to any more, and
  * no buffer holds a record of it (user_event_unused()): no buffer is
- * cleared for it, the kernel's records stay.
+ * cleared for it, the kernel's records stay. What holds its trace event
+ * (trace_event_dyn_busy()) keeps it until that lets go: an eprobe does so
+ * without detaching from it, so nothing tells us.
+ *
+ * Return: true if @ue is unused but held so, for the caller to try again
+ * later (user_event_reap_held_work).
  */
-static void user_event_reap(struct user_event *ue)
+static bool user_event_reap(struct user_event *ue)
 {
 	if (!user_event_unused(ue))
-		return;
+		return false;
+	if (trace_event_dyn_busy(&ue->call))
+		return true;
 	user_event_forget_enabled(ue);
 	user_event_destroy(ue);
+	return false;
 }
+
+static void user_event_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(user_event_reap_held_work, user_event_reap_fn);
 
 /**
  * user_event_put() - Drop a reference an fd or an enabler held on an event
  * @ue: the event
  *
  * An enable-bit event left with no reference and no consumer then goes,
- * unless a buffer may hold a record of it (user_event_unused()).
+ * unless a buffer may hold a record of it (user_event_unused()); one that
+ * an eprobe still holds goes within a second after the eprobe does
+ * (user_event_reap()).
  *
  * Context: event_mutex held.
  */
@@ -361,19 +376,27 @@ void user_event_put(struct user_event *ue)
 {
 	lockdep_assert_held(&event_mutex);
 	refcount_dec(&ue->refs);
-	user_event_reap(ue);
+	if (user_event_reap(ue))
+		schedule_delayed_work(&user_event_reap_held_work, HZ);
 }
 
-/* The enable-bit events whose last consumer detached since */
+/*
+ * The enable-bit events whose last consumer detached since, and those held
+ * by what holds their trace event: these are looked at again every second
+ * while there are any.
+ */
 static void user_event_reap_fn(struct work_struct *work)
 {
 	struct user_event *ue;
 	struct hlist_node *tmp;
+	bool held = false;
 	int bkt;
 
 	guard(mutex)(&event_mutex);
 	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
-		user_event_reap(ue);
+		held |= user_event_reap(ue);
+	if (held)
+		schedule_delayed_work(&user_event_reap_held_work, HZ);
 }
 
 DECLARE_WORK(user_event_reap_work, user_event_reap_fn);

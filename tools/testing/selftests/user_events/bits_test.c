@@ -1481,6 +1481,52 @@ TEST_F(bits, auto_delete_after_last_consumer)
 	EXPECT_TRUE(uet_wait_gone("user_events", "bits_autoc", UE_WAIT_MS));
 }
 
+/*
+ * What holds its trace event holds it too, and tells it nothing when it
+ * lets go: an eprobe on it (enabled and disabled first, or never), an
+ * enable_event trigger naming it. It goes shortly after that goes.
+ */
+TEST_F(bits, auto_delete_after_holder)
+{
+	static const char * const holds[][3] = {
+		{ "e:eprobes/bits_autoh_p user_events.bits_autoh", "eprobes/bits_autoh_p",
+		  "-:eprobes/bits_autoh_p" },
+		{ "e:eprobes/bits_autoh_p user_events.bits_autoh", NULL,
+		  "-:eprobes/bits_autoh_p" },
+		{ "enable_event:user_events:bits_autoh", NULL,
+		  "!enable_event:user_events:bits_autoh" },
+	};
+	const char *trig = TRACEFS "events/user_events/bits_autoh_src/trigger";
+	__u64 *w = (__u64 *)self->e.page;
+	char path[256];
+	int i, fd2;
+
+	ASSERT_EQ(0, uet_write_file(UE_DYN, "u:bits_autoh_src u32 v", O_APPEND));
+	track(&self->e, "bits_autoh_src");
+	for (i = 0; i < 3; i++) {
+		const char *file = i < 2 ? UE_DYN : trig;
+
+		fd2 = open(UE_DATA, O_RDWR);
+		ASSERT_LE(0, fd2);
+		ASSERT_EQ(0, uet_register_bits(fd2, "bits_autoh u32 v", w, 8, 0, 0, NULL));
+		track(&self->e, "bits_autoh");
+		ASSERT_EQ(0, uet_write_file(file, holds[i][0], O_APPEND)) TH_LOG("%s", holds[i][0]);
+		if (holds[i][1]) {
+			snprintf(path, sizeof(path), TRACEFS "events/%s/enable", holds[i][1]);
+			ASSERT_EQ(0, uet_write_file(path, "1", O_TRUNC));
+			ASSERT_EQ(0, uet_write_file(path, "0", O_TRUNC));
+		}
+		ASSERT_EQ(0, uet_unregister_bits(fd2, w, 0));
+		close(fd2);
+		ue_sleep_ms(QUIET_MS);
+		EXPECT_TRUE(uet_event_exists("user_events", "bits_autoh"))
+			TH_LOG("%s does not hold it", holds[i][0]);
+		ASSERT_EQ(0, uet_write_file(file, holds[i][2], O_APPEND));
+		EXPECT_TRUE(uet_wait_gone("user_events", "bits_autoh", UE_WAIT_MS))
+			TH_LOG("%s went, and the event stays", holds[i][0]);
+	}
+}
+
 /* USER_EVENT_REG_PERSIST: it stays unreferenced until DIAG_IOCSDEL */
 TEST_F(bits, persist_stays_until_deleted)
 {
