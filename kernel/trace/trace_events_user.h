@@ -312,8 +312,8 @@ static inline u8 user_event_status(struct user_event *ue)
  *
  * Is @ue an enable-bit event that nothing refers to any more, and that can
  * go: at once, or once what holds its trace event lets go (an eprobe, a
- * trigger, a perf event)? One that recorded into an ftrace buffer stays, listed and
- * registrable as before, until it is deleted on purpose (DIAG_IOCSDEL,
+ * trigger, a perf event)? One that recorded into an ftrace buffer stays,
+ * listed and registrable as before, until it is deleted on purpose (DIAG_IOCSDEL,
  * "-:name"), which retires it (section Retired events). It counts against
  * user_events_max as any event does.
  *

@@ -367,8 +367,8 @@ static DECLARE_DELAYED_WORK(user_event_reap_held_work, user_event_reap_fn);
  *
  * An enable-bit event left with no reference and no consumer then goes,
  * unless a buffer may hold a record of it (user_event_unused()); one that
- * an eprobe still holds goes within a second after the eprobe does
- * (user_event_reap()).
+ * an eprobe still holds is looked at again every second, and goes once
+ * the eprobe has (user_event_reap()).
  *
  * Context: event_mutex held.
  */
