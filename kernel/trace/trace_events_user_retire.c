@@ -57,7 +57,7 @@
  * kernel.user_events_retired_grace sysctl, read at each check) after its
  * buffers were found free of its records, unless its group needs the room
  * (a registration that would fail for want of it: see
- * user_event_create_spec()).
+ * user_event_find_or_create()).
  *
  * A retired event counts against user_events_max and its group's limit
  * until it goes: what a group's deletions leave in buffers is bounded by
