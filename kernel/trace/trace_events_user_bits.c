@@ -133,20 +133,30 @@ static int user_word_write(struct mm_struct *mm, unsigned long uaddr,
 /*
  * Make the anonymous page at @uaddr of @mm, there but write-protected since
  * a fork(), writable where that waits for nobody: the fault gives it to @mm
- * alone, reused or copied. Never in a shared mapping (its filesystem may
- * wait) nor where a userfaultfd may be asked, and FAULT_FLAG_RETRY_NOWAIT
- * makes a fault that would wait give up instead. It may still allocate and
- * reclaim: never under event_mutex, which every tracer waits on.
+ * alone, reused or copied. Only such a page: one absent, swapped out or a
+ * file's is left to the worker. Never in a shared mapping (its filesystem
+ * may wait) nor where a userfaultfd may be asked, and
+ * FAULT_FLAG_RETRY_NOWAIT makes a fault that would wait give up instead.
+ * It may still allocate and reclaim: never under event_mutex, which every
+ * tracer waits on.
  */
 static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
 {
 	unsigned int flags = FAULT_FLAG_WRITE | FAULT_FLAG_ALLOW_RETRY |
 			     FAULT_FLAG_RETRY_NOWAIT;
 	struct vm_area_struct *vma = vma_lookup(mm, uaddr);
+	struct page *page;
+	bool anon;
 
 	lockdep_assert_not_held(&event_mutex);
 	if (!vma || (vma->vm_flags & (VM_SHARED | VM_WRITE)) != VM_WRITE ||
 	    userfaultfd_armed(vma))
+		return false;
+	if (get_user_pages_remote(mm, uaddr, 1, FOLL_NOFAULT, &page, NULL) != 1)
+		return false;
+	anon = PageAnon(page);
+	put_page(page);
+	if (!anon)
 		return false;
 	if (mm != current->mm)
 		flags |= FAULT_FLAG_REMOTE;
