@@ -307,6 +307,7 @@ static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 	vm_fault_t ret;
 
 	mmap_assert_locked(mm);
+	lockdep_assert_not_held(&event_mutex);
 	if (!user_word_vma_ok(vma))
 		return -EFAULT;
 	if (mm != current->mm)
@@ -944,7 +945,8 @@ void user_event_mm_fork(struct task_struct *t)
 	/* current uses its memory: its bits stay meanwhile */
 	struct user_event_mm *parent = user_event_mm_find(current->mm);
 
-	if (parent && t->mm)
+	/* none left to copy: the child's memory needs no notifier of ours */
+	if (parent && t->mm && READ_ONCE(parent->nr_enablers))
 		user_event_mm_dup(parent, t->mm);
 }
 
