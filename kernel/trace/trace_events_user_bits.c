@@ -287,6 +287,9 @@ static bool user_word_vma_ok(struct vm_area_struct *vma)
 {
 	if (!vma || !(vma->vm_flags & VM_WRITE))
 		return false;
+	/* a driver's I/O or raw page frames: no page to pin, never written */
+	if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+		return false;
 	return !(vma->vm_flags & VM_SHARED) || !vma->vm_ops ||
 	       !vma->vm_ops->page_mkwrite;
 }

@@ -2296,14 +2296,16 @@ static void *rg_enable_thread(void *arg)
  * userfaultfd, a file): the tracer's echo into "enable" hangs, event_mutex
  * held; or a kernel worker that waits on it, which a process could hold
  * for as long as it liked. Word A is in anonymous memory a userfaultfd
- * write-protects, word B in a private memfd mapping, read, never written.
- * The enable and the disable (from a thread) must return with the
- * userfaultfd unanswered; B's bit follows from the worker, in the
- * process's copy (the file reads 0); the userfaultfd is sent no fault (the
- * worker does not wait on it), and A's bit follows once the test lifts
- * the write protection. An enable and a disable (and an enable again)
- * while A is held leave the bits as the last one says: the worker writes
- * the state of the moment it writes, never a stale one.
+ * write-protects, word B in a private memfd mapping whose private copy
+ * the test drops (MADV_DONTNEED) before each change, so that no page is
+ * there. The enable and the disable (from a thread) must return with the
+ * userfaultfd unanswered; B's bit follows from the worker, which faults
+ * the file's page in, in the process's copy (the file reads 0); the
+ * userfaultfd is sent no fault (the worker does not wait on it), and A's
+ * bit follows once the test lifts the write protection. An enable and a
+ * disable (and an enable again) while A is held leave the bits as the
+ * last one says: the worker writes the state of the moment it writes,
+ * never a stale one.
  */
 TEST_F_TIMEOUT(uffd, enable_waits_for_no_fault, 300)
 {
@@ -2338,6 +2340,7 @@ TEST_F_TIMEOUT(uffd, enable_waits_for_no_fault, 300)
 	ASSERT_EQ(0, uet_register_bits(fd, "rg_nowait u32 a", b, 4, 2, 0, NULL));
 
 	for (step = 1; step >= 0; step--) {
+		ASSERT_EQ(0, madvise(b, page, MADV_DONTNEED));
 		ASSERT_EQ(0, rg_uffd_wp(uffd, a, page, 1));
 		en.on = step;
 		ASSERT_EQ(0, pthread_create(&th, NULL, rg_enable_thread, &en));
