@@ -298,12 +298,16 @@ extern unsigned int user_groups_reserved;
  * perf (TRACE_REG_PERF_REGISTER, eBPF programs included): nothing sets
  * EVENT_BIT_OTHER, which the ABI keeps for a kind that might come.
  *
+ * Context: event_mutex, under which the counts change, or the
+ * enablers_lock of @ue: a count changes before user_event_update_enablers()
+ * takes that lock, so a holder reads the count as it was when the last
+ * update queued for its enabler, or a newer one.
  * Return: EVENT_STATUS_FTRACE and EVENT_STATUS_PERF, each if attached.
  */
 static inline u8 user_event_status(struct user_event *ue)
 {
-	return (ue->ftrace_users ? EVENT_STATUS_FTRACE : 0) |
-	       (ue->perf_users ? EVENT_STATUS_PERF : 0);
+	return (READ_ONCE(ue->ftrace_users) ? EVENT_STATUS_FTRACE : 0) |
+	       (READ_ONCE(ue->perf_users) ? EVENT_STATUS_PERF : 0);
 }
 
 /**
@@ -518,12 +522,14 @@ void user_enabler_add_event(struct user_enabler *e,
 int user_enabler_check(struct user_enabler *e);
 void user_enabler_clear(struct user_enabler *e);
 void user_enabler_drop_mm(struct user_enabler *e);
-bool user_enabler_fault_in_new(struct user_event_mm *umm,
-			       unsigned long addr, u8 bit);
+int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
+			      u8 bit);
 struct user_enabler *
 user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit);
 int user_enabler_prepare(struct user_enabler *e);
 void user_enabler_remove(struct user_enabler *e);
+void user_enabler_update_new(struct user_event_mm *umm, unsigned long addr,
+			     u8 bit);
 void user_event_mm_drop_released(bool reap);
 struct user_event_mm *user_event_mm_find(struct mm_struct *mm);
 struct user_event_mm *user_event_mm_find_or_create(void);

@@ -169,14 +169,13 @@ static bool user_word_unshare(struct mm_struct *mm, unsigned long uaddr)
  * caller holds read-locked, without waiting for a page: -EFAULT when the
  * bit does not already have the wanted value and the page is not there
  * writable (absent, swapped out, copy-on-write, read-only or unmapped),
- * unless @unshare and it is an anonymous page that user_word_unshare()
- * makes writable at once.
+ * unless @unshare and user_word_unshare() makes it writable at once.
  */
 static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
 			    u32 mask, bool set, bool unshare)
 {
 	struct page *page;
-	bool same, anon;
+	bool same;
 	u32 *word;
 
 	mmap_assert_locked(mm);
@@ -188,16 +187,22 @@ static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
 	word = kmap_local_page(page) + offset_in_page(uaddr);
 	same = !!(READ_ONCE(*word) & mask) == set;
 	kunmap_local(word);
-	anon = PageAnon(page);
 	put_page(page);
 	if (same)
 		return 0;
-	if (!unshare || !anon || !user_word_unshare(mm, uaddr))
+	if (!unshare || !user_word_unshare(mm, uaddr))
 		return -EFAULT;
 	return user_word_write(mm, uaddr, mask, set);
 }
 
-/* Make @e's bit say whether @e's event has consumers, if that needs no fault */
+/*
+ * Make @e's bit say whether @e's event has consumers, if that needs no
+ * fault and no wait: 0 (written, or nothing to write), -EFAULT (the page is
+ * not there writable) or -EAGAIN (the process's mmap_lock is taken, or
+ * wanted, by a writer: an mmap(), munmap() or mprotect() of its own). The
+ * callers hold locks that every tracer may wait on, and a process must
+ * not make tracers wait for its mmap_lock.
+ */
 static int user_enabler_write(struct user_enabler *e, bool set)
 {
 	struct mm_struct *mm = e->umm->mm;
@@ -210,7 +215,10 @@ static int user_enabler_write(struct user_enabler *e, bool set)
 	if (e->unregistering || !mmget_not_zero(mm))
 		return 0;
 	uaddr = user_word_of_bit(e->addr, e->size, e->bit, &mask);
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm)) {
+		mmput_async(mm);
+		return -EAGAIN;
+	}
 	/* munmap() marks under the mmap_lock, before it lets go of the range */
 	ret = READ_ONCE(e->unmapped) ? 0 :
 	      user_word_update(mm, uaddr, mask, set, false);
@@ -250,29 +258,33 @@ user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
  * a disable racing: with no fault (the locks are ones an event_mutex
  * holder may wait on), after the word was faulted in (@faulted), or not at
  * all (the word could not be faulted in: unmapped or read-only now,
- * nothing to write). Returns false when it should be tried again, the page
- * not there writable, unless @last. @f is done once this returns true: a
- * later status change queues another.
+ * nothing to write). Returns 0 when @f is done (a later status change
+ * queues another); else it should be tried again: -EAGAIN when the
+ * process's mmap_lock was taken (not a try: tried until it is free),
+ * -EFAULT when the page went again before the write (a try, given up if
+ * @last).
  */
-static bool user_enabler_fault_done(struct user_enabler_fault *f,
-				    bool faulted, bool last)
+static int user_enabler_fault_done(struct user_enabler_fault *f,
+				   bool faulted, bool last)
 {
 	struct user_enabler *e;
+	int ret = 0;
 
 	guard(mutex)(&f->umm->lock);
 	e = f->e;
 	/* unlinked since (user_enabler_unlink()) */
 	if (!e)
-		return true;
+		return 0;
 
 	guard(mutex)(&e->ue->enablers_lock);
-	if (faulted && user_enabler_write(e, user_event_status(e->ue)) &&
-	    !last)
-		return false;
+	if (faulted)
+		ret = user_enabler_write(e, user_event_status(e->ue));
+	if (ret == -EAGAIN || (ret && !last))
+		return ret;
 	/* each forgets the other: @e may be unlinked and freed at once */
 	e->fault = NULL;
 	f->e = NULL;
-	return true;
+	return 0;
 }
 
 /*
@@ -324,9 +336,9 @@ static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 /*
  * Fault the word of @f's enabler in, writable, then write its event's
  * state (user_enabler_fault_done()): 0 when done (or given up), -EAGAIN
- * when the fault would have waited, -EFAULT when the page went again
- * before the write (given up instead if @last). Sleeps; the caller holds
- * no lock.
+ * when the fault would have waited or the mmap_lock was taken, -EFAULT
+ * when the page went again before the write (given up instead if @last).
+ * Sleeps; the caller holds no lock.
  */
 static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
 {
@@ -354,7 +366,7 @@ static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
 	mmput(mm);
 	if (ret == -EAGAIN)
 		return ret;
-	return user_enabler_fault_done(f, !ret, last) ? 0 : -EFAULT;
+	return user_enabler_fault_done(f, !ret, last);
 }
 
 /**
@@ -368,38 +380,42 @@ static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
  * written, as user_enabler_fault_in() does for a queued fault. Found again
  * under the locks each time: another thread may unregister it meanwhile.
  *
- * Return: false when it should be tried again (the page went again before
- * the write); true when done, or when there is nothing to write.
+ * Context: no lock held (the fault may wait).
+ * Return: 0 when done, or when there is nothing to write (unregistered or
+ * unmapped meanwhile); -EAGAIN when it should be tried again (the page went
+ * again before the write, or the mmap_lock was taken; after the last try,
+ * see user_enabler_update_new()); the errno of the fault when the word
+ * cannot be faulted in writable (-EFAULT: a page past the end of its file,
+ * say), nothing then written.
  */
-bool user_enabler_fault_in_new(struct user_event_mm *umm,
-			       unsigned long addr, u8 bit)
+int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
+			      u8 bit)
 {
 	struct mm_struct *mm = current->mm;
 	struct user_enabler *e;
 	bool unlocked = false;
 	unsigned long uaddr;
-	int ret = -ENOENT;
 	u32 mask;
+	int ret;
 
 	scoped_guard(mutex, &umm->lock) {
 		e = user_enabler_find(umm, addr, bit);
-		if (e && !e->unmapped)
-			uaddr = user_word_of_bit(addr, e->size, bit, &mask);
-		else
-			e = NULL;
+		if (!e || e->unmapped)
+			return 0;
+		uaddr = user_word_of_bit(addr, e->size, bit, &mask);
 	}
-	if (e) {
-		mmap_read_lock(mm);
-		ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
-		mmap_read_unlock(mm);
-	}
+	mmap_read_lock(mm);
+	ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
+	mmap_read_unlock(mm);
 
 	guard(mutex)(&umm->lock);
 	e = user_enabler_find(umm, addr, bit);
-	if (ret || !e || !e->ue)
-		return true;
+	if (!e || !e->ue || e->unmapped)
+		return 0;
+	if (ret)
+		return ret;
 	guard(mutex)(&e->ue->enablers_lock);
-	return !user_enabler_write(e, user_event_status(e->ue));
+	return user_enabler_write(e, user_event_status(e->ue)) ? -EAGAIN : 0;
 }
 
 /*
@@ -480,7 +496,7 @@ static void user_enabler_fault_now(struct callback_head *twork)
 		mmap_read_unlock(mm);
 		mmput(mm);
 	}
-	if (user_enabler_fault_done(f, true, false))
+	if (!user_enabler_fault_done(f, true, false))
 		user_enabler_fault_free(f);
 	else
 		user_enabler_fault_queue_work(f);
@@ -560,6 +576,32 @@ void user_event_update_enablers(struct user_event *ue)
 		user_enabler_update(e);
 }
 
+/**
+ * user_enabler_update_new() - Leave a new enabler's bit to be written later
+ * @umm: the calling process's enable bits
+ * @addr: the word's address
+ * @bit: the bit
+ *
+ * For the registration of the enabler (@addr, @bit), whose tries to write
+ * its bit (user_enabler_fault_in_new()) all found the page gone again or
+ * the mmap_lock taken: written as a consumer's attach would, on the way
+ * back to user space or from the worker.
+ *
+ * Context: no lock held.
+ */
+void user_enabler_update_new(struct user_event_mm *umm, unsigned long addr,
+			     u8 bit)
+{
+	struct user_enabler *e;
+
+	guard(mutex)(&umm->lock);
+	e = user_enabler_find(umm, addr, bit);
+	if (!e || !e->ue)
+		return;
+	guard(mutex)(&e->ue->enablers_lock);
+	user_enabler_update(e);
+}
+
 /* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
 struct user_event_mm_notifier_work {
 	struct work_struct	work;
@@ -631,6 +673,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
  * until its release. Memory without any mmu notifier, as most is, has none
  * and is not looked up.
  *
+ * Context: any task, under no lock or any (an RCU read-side lookup).
  * Return: the enable bits of @mm, or NULL.
  */
 struct user_event_mm *user_event_mm_find(struct mm_struct *mm)
@@ -666,6 +709,7 @@ static bool user_event_mm_add(struct user_event_mm *umm)
  * Made on its first enable-bit registration: every thread of it (and a
  * vfork() child, which shares the memory) finds the same ones.
  *
+ * Context: the registering task; sleeps (allocates, registers a notifier).
  * Return: the enable bits, or NULL when they could not be made.
  */
 struct user_event_mm *user_event_mm_find_or_create(void)
@@ -942,6 +986,8 @@ static void user_event_mm_dup(struct user_event_mm *parent,
  * Tasks that share the memory (threads, vfork()) share its bits and need
  * nothing: user_events_fork() calls this only for a copy, and only when
  * the parent's memory has an mmu notifier, ours or another's.
+ *
+ * Context: fork(), in the parent, before @t runs; sleeps.
  */
 void user_event_mm_fork(struct task_struct *t)
 {

@@ -32,6 +32,7 @@ unsigned int user_groups_reserved;
  * user_group_get() - Take a reference on a group
  * @g: the group
  *
+ * Context: any; the caller holds a reference, or event_mutex.
  * Return: @g.
  */
 struct user_event_group *user_group_get(struct user_event_group *g)
@@ -43,6 +44,8 @@ struct user_event_group *user_group_get(struct user_event_group *g)
 /**
  * user_group_free() - Free a group, its status page and its names
  * @g: the group: its last reference dropped, or never made whole
+ *
+ * Context: any; nothing else refers to @g.
  */
 void user_group_free(struct user_event_group *g)
 {
@@ -60,6 +63,8 @@ void user_group_free(struct user_event_group *g)
  * @g: the group
  *
  * The default group's count never drops to 0: it holds one of its own.
+ *
+ * Context: any.
  */
 void user_group_put(struct user_event_group *g)
 {
@@ -75,6 +80,7 @@ void user_group_put(struct user_event_group *g)
  * kernel.user_events_max leaves of the groups' limits, so that no group
  * can take what another was given.
  *
+ * Context: event_mutex held, under which the groups' limits change.
  * Return: that number; 0 when the groups' limits leave nothing.
  */
 unsigned int user_group_max(struct user_event_group *g)
@@ -140,6 +146,7 @@ struct user_event_group *user_group_find(const char *name, size_t len)
  * else's, but for "multi" and "retired" (the default group's). Not
  * isalnum() alone: it takes Latin-1 letters too.
  *
+ * Context: any.
  * Return: true if so.
  */
 bool user_group_name_ok(const char *name, size_t len)
@@ -187,6 +194,8 @@ bool user_group_of_system(const char *sys, size_t len,
  *
  * Its group's reference goes; it no longer counts in its group nor in
  * user_events_count.
+ *
+ * Context: event_mutex held (the counts).
  */
 void user_event_free(struct user_event *ue)
 {

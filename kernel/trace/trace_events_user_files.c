@@ -204,6 +204,25 @@ static int user_reg_bits_from_user(struct user_reg *reg,
 	return user_bit_check(reg);
 }
 
+/*
+ * Drop the enabler (@addr, @bit) of @ue that the calling process just
+ * registered, whose word could not be faulted in: as if never registered,
+ * but for the file's write index, which the file holds until it is closed.
+ * Unless another thread unregistered it meanwhile: only its own threads
+ * can, and only at that address.
+ */
+static void user_enabler_drop_new(struct user_event_mm *umm,
+				  unsigned long addr, u8 bit,
+				  struct user_event *ue)
+{
+	struct user_enabler *e;
+
+	guard(mutex)(&event_mutex);
+	e = user_enabler_find(umm, addr, bit);
+	if (e && !e->unregistering && e->ue == ue)
+		user_enabler_remove(e);
+}
+
 /* DIAG_IOCSREG with a struct user_reg: the enable bit */
 static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 				     u32 size)
@@ -214,7 +233,7 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	unsigned int how = 0;
 	struct user_reg reg;
 	struct user_event *ue;
-	int widx, tries;
+	int widx, tries, ret;
 	unsigned long addr;
 	u8 bit;
 
@@ -257,9 +276,18 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	 * copy-on-write page after fork() broken), so that consumers update
 	 * it as they attach from now on, and its bit written
 	 */
-	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++)
-		if (user_enabler_fault_in_new(umm, addr, bit))
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		ret = user_enabler_fault_in_new(umm, addr, bit);
+		if (ret != -EAGAIN)
 			break;
+	}
+	if (ret == -EAGAIN)
+		user_enabler_update_new(umm, addr, bit);
+	/* a word the kernel can never write (past the end of its file) */
+	else if (ret) {
+		user_enabler_drop_new(umm, addr, bit, ue);
+		return ret;
+	}
 
 	if (put_user(widx, (u32 __user *)(uarg +
 			offsetof(struct user_reg, write_index))))

@@ -48,6 +48,8 @@ static const char * const user_errs[] = {
  * @at: where in @p->desc, for the caret; NULL: at the description's start
  *
  * Nothing is logged when @p is quiet (matching only).
+ *
+ * Context: may sleep (error_log's mutex).
  */
 void user_event_parse_err(struct user_parse *p, enum user_err err,
 			  const char *at)
@@ -334,6 +336,8 @@ static int user_parse_field(struct user_parse *p, char *text,
  * user_event_fields_free() - Free an array of fields, with their names and types
  * @fields: the array, or NULL
  * @n: how many of its fields have a name and a type to free
+ *
+ * Context: any.
  */
 void user_event_fields_free(struct user_field *fields, int n)
 {
@@ -349,6 +353,8 @@ void user_event_fields_free(struct user_field *fields, int n)
 /**
  * user_event_spec_free() - Free what a parsed description owns
  * @d: the description; @d itself is the caller's
+ *
+ * Context: any.
  */
 void user_event_spec_free(struct user_spec *d)
 {
@@ -497,6 +503,7 @@ static int user_parse_desc(struct user_parse *p, char *desc,
  *
  * What is wrong with the description goes to error_log, unless @quiet.
  *
+ * Context: may sleep (allocates, logs to error_log).
  * Return: 0, or -EINVAL, -E2BIG or -ENOMEM.
  */
 int user_event_parse(const char *cmd, int skip, bool quiet,
@@ -561,6 +568,7 @@ static void user_field_fmt(struct seq_buf *s, struct user_field *f, bool arg)
  *
  * "f1=%u f2=%s", REC->f1, __get_rel_str(f2), in @ue->call.print_fmt.
  *
+ * Context: may sleep (allocates).
  * Return: 0, -ENOMEM, or -E2BIG if it does not fit.
  */
 int user_event_set_print_fmt(struct user_event *ue)
@@ -692,6 +700,7 @@ struct trace_event_functions user_event_funcs = {
  * payload puts them; arrays with their length so that `format` shows
  * "char msg[16]". The fields' names and types are @ue's, not copied.
  *
+ * Context: may sleep (allocates).
  * Return: the array, ended by a zeroed entry; or NULL without memory.
  */
 struct trace_event_fields *user_event_fields_alloc(struct user_event *ue)

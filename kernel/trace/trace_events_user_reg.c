@@ -274,6 +274,7 @@ static int user_event_add_slot(struct user_event *ue)
  * stays until deleted, as if it had been created there; an enable-bit
  * registration changes nothing but with USER_EVENT_REG_PERSIST.
  *
+ * Context: event_mutex held.
  * Return: 0, or the errno of taking a status byte (-EMFILE when none is
  * free).
  */
@@ -573,6 +574,7 @@ static bool user_event_match(const char *system, const char *event,
 /**
  * user_event_dyn_register() - Register the u: command of dynamic_events
  *
+ * Context: boot, from the initcall.
  * Return: 0, or the errno of dyn_event_register().
  */
 int __init user_event_dyn_register(void)

@@ -474,8 +474,9 @@ int user_event_attach(struct user_event *ue, enum trace_reg type, void *data)
 		ret = tracepoint_probe_register(&ue->tp, probe, data);
 	else
 		tracepoint_probe_unregister(&ue->tp, probe, data);
+	/* read under an event's enablers_lock alone: user_event_status() */
 	if (!ret)
-		*users += on ? 1 : -1;
+		WRITE_ONCE(*users, *users + (on ? 1 : -1));
 	return ret;
 }
 
@@ -1240,6 +1241,7 @@ static noinline ssize_t user_data_write_batch_iter(struct file *data,
  *
  * writev(), and every write that is not one user buffer (io_uring).
  *
+ * Context: the writing task; may fault its pages in.
  * Return: the bytes written, all of @i; or -errno.
  */
 ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
@@ -1274,6 +1276,7 @@ ssize_t user_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
  * write(): one user buffer, without the kiocb and iov_iter set-up of
  * writev().
  *
+ * Context: the writing task; may fault its pages in.
  * Return: @count, or -errno.
  */
 ssize_t user_data_write(struct file *file, const char __user *buf,
@@ -1346,6 +1349,7 @@ static const struct file_operations user_batch_fops = {
  * of records of @file's events. Only from a @file open for writing: the
  * batch fd's writes are not checked against user_events_data's mode again.
  *
+ * Context: the ioctl's task.
  * Return: the fd; -EINVAL for @flags, -EBADF for a @file not open for
  * writing, or the errno of anon_inode_getfd().
  */
