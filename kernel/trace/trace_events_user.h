@@ -44,6 +44,7 @@
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/secretmem.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
@@ -427,6 +428,8 @@ struct user_event_mm {
 	struct list_head	enablers;
 	/* on that list, at most USER_EVENT_MAX_ENABLERS */
 	unsigned int		nr_enablers;
+	/* the last enabler's id (struct user_enabler.id) */
+	u32			next_id;
 	/* one while listed, one per queued fault work */
 	refcount_t		refs;
 	/* on user_event_mms_released once its memory went, until dropped */
@@ -448,6 +451,8 @@ struct user_enabler {
 	u8			bit;
 	/* The word's range was unmapped: never written again */
 	bool			unmapped;
+	/* told apart from a later enabler of the same bit; umm->lock */
+	u32			id;
 	/*
 	 * The fault queued for it, or NULL: one at a time. Set under
 	 * ue->enablers_lock, cleared under umm->lock and that lock.
@@ -523,17 +528,18 @@ int user_enabler_check(struct user_enabler *e);
 void user_enabler_clear(struct user_enabler *e);
 void user_enabler_drop_mm(struct user_enabler *e);
 int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
-			      u8 bit);
+			      u8 bit, u32 id);
 struct user_enabler *
 user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit);
 int user_enabler_prepare(struct user_enabler *e);
 void user_enabler_remove(struct user_enabler *e);
 void user_enabler_update_new(struct user_event_mm *umm, unsigned long addr,
-			     u8 bit);
+			     u8 bit, u32 id);
 void user_event_mm_drop_released(bool reap);
 struct user_event_mm *user_event_mm_find(struct mm_struct *mm);
 struct user_event_mm *user_event_mm_find_or_create(void);
 void user_event_update_enablers(struct user_event *ue);
+int user_word_check(unsigned long addr);
 /* trace_events_user_reg.c: consumers, making and finding events */
 int __init user_event_dyn_register(void);
 int user_event_adopt(struct user_event *ue, unsigned int how);

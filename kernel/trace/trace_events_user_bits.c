@@ -197,31 +197,48 @@ static int user_word_update(struct mm_struct *mm, unsigned long uaddr,
 
 /*
  * Make @e's bit say whether @e's event has consumers, if that needs no
- * fault and no wait: 0 (written, or nothing to write), -EFAULT (the page is
- * not there writable) or -EAGAIN (the process's mmap_lock is taken, or
- * wanted, by a writer: an mmap(), munmap() or mprotect() of its own). The
- * callers hold locks that every tracer may wait on, and a process must
- * not make tracers wait for its mmap_lock.
+ * fault, with its process's mmap_lock read-held by the caller (and its
+ * memory held): 0 (written, or nothing to write) or -EFAULT (the page is
+ * not there writable)
  */
-static int user_enabler_write(struct user_enabler *e, bool set)
+static int user_enabler_write_locked(struct user_enabler *e, bool set)
 {
 	struct mm_struct *mm = e->umm->mm;
 	unsigned long uaddr;
 	u32 mask;
+
+	lockdep_assert_held(&e->ue->enablers_lock);
+	mmap_assert_locked(mm);
+	/* munmap() marks under the mmap_lock, before it lets go of the range */
+	if (e->unregistering || READ_ONCE(e->unmapped))
+		return 0;
+	uaddr = user_word_of_bit(e->addr, e->size, e->bit, &mask);
+	return user_word_update(mm, uaddr, mask, set, false);
+}
+
+/*
+ * Make @e's bit say whether @e's event has consumers, if that needs no
+ * fault and no wait: 0 (written, or nothing to write), -EFAULT (the page is
+ * not there writable) or -EAGAIN (the process's mmap_lock is taken, or
+ * wanted, by a writer: an mmap(), munmap() or mprotect() of its own, or a
+ * thread of it waits for a page with the lock held). The callers hold
+ * locks that every tracer may wait on, and a process must not make tracers
+ * wait for its mmap_lock.
+ */
+static int user_enabler_write(struct user_enabler *e, bool set)
+{
+	struct mm_struct *mm = e->umm->mm;
 	int ret;
 
 	lockdep_assert_held(&e->ue->enablers_lock);
 	/* The process is gone: nobody reads the bit any more */
 	if (e->unregistering || !mmget_not_zero(mm))
 		return 0;
-	uaddr = user_word_of_bit(e->addr, e->size, e->bit, &mask);
 	if (!mmap_read_trylock(mm)) {
 		mmput_async(mm);
 		return -EAGAIN;
 	}
-	/* munmap() marks under the mmap_lock, before it lets go of the range */
-	ret = READ_ONCE(e->unmapped) ? 0 :
-	      user_word_update(mm, uaddr, mask, set, false);
+	ret = user_enabler_write_locked(e, set);
 	mmap_read_unlock(mm);
 	/* the last user's exit_mmap() must not run under our locks */
 	mmput_async(mm);
@@ -256,13 +273,13 @@ user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
  * Write the state of the event of @f's enabler as it is now, under the
  * event's enablers_lock, so that an update is never lost to an enable and
  * a disable racing: with no fault (the locks are ones an event_mutex
- * holder may wait on), after the word was faulted in (@faulted), or not at
- * all (the word could not be faulted in: unmapped or read-only now,
- * nothing to write). Returns 0 when @f is done (a later status change
- * queues another); else it should be tried again: -EAGAIN when the
- * process's mmap_lock was taken (not a try: tried until it is free),
- * -EFAULT when the page went again before the write (a try, given up if
- * @last).
+ * holder may wait on), after the word was faulted in (@faulted: the
+ * caller still holds the mmap_lock it faulted under, so that no other
+ * thread of the process can keep the write from it), or not at all (the
+ * word could not be faulted in: unmapped or read-only now, nothing to
+ * write). Returns 0 when @f is done (a later status change queues
+ * another); else -EFAULT: the page went again before the write, to be
+ * tried again unless @last.
  */
 static int user_enabler_fault_done(struct user_enabler_fault *f,
 				   bool faulted, bool last)
@@ -278,8 +295,8 @@ static int user_enabler_fault_done(struct user_enabler_fault *f,
 
 	guard(mutex)(&e->ue->enablers_lock);
 	if (faulted)
-		ret = user_enabler_write(e, user_event_status(e->ue));
-	if (ret == -EAGAIN || (ret && !last))
+		ret = user_enabler_write_locked(e, user_event_status(e->ue));
+	if (ret && !last)
 		return ret;
 	/* each forgets the other: @e may be unlinked and freed at once */
 	e->fault = NULL;
@@ -301,6 +318,9 @@ static bool user_word_vma_ok(struct vm_area_struct *vma)
 		return false;
 	/* a driver's I/O or raw page frames: no page to pin, never written */
 	if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+		return false;
+	/* memfd_secret(): the kernel may not pin its pages, nor map them */
+	if (vma_is_secretmem(vma))
 		return false;
 	return !(vma->vm_flags & VM_SHARED) || !vma->vm_ops ||
 	       !vma->vm_ops->page_mkwrite;
@@ -335,8 +355,10 @@ static int user_word_fault(struct mm_struct *mm, unsigned long uaddr)
 
 /*
  * Fault the word of @f's enabler in, writable, then write its event's
- * state (user_enabler_fault_done()): 0 when done (or given up), -EAGAIN
- * when the fault would have waited or the mmap_lock was taken, -EFAULT
+ * state (user_enabler_fault_done()) under the same mmap_lock: 0 when done
+ * (or given up), -EAGAIN when the fault would have waited or the
+ * mmap_lock was taken (the worker does not wait for it either: a process
+ * whose lock is held for long would park one worker per enabler), -EFAULT
  * when the page went again before the write (given up instead if @last).
  * Sleeps; the caller holds no lock.
  */
@@ -358,15 +380,35 @@ static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
 						 &mask);
 	}
 
-	if (found) {
-		mmap_read_lock(mm);
+	if (found && !mmap_read_trylock(mm)) {
+		ret = -EAGAIN;
+	} else if (found) {
 		ret = user_word_fault(mm, uaddr);
+		if (ret != -EAGAIN)
+			ret = user_enabler_fault_done(f, !ret, last);
 		mmap_read_unlock(mm);
+	} else {
+		ret = user_enabler_fault_done(f, false, last);
 	}
 	mmput(mm);
-	if (ret == -EAGAIN)
-		return ret;
-	return user_enabler_fault_done(f, !ret, last);
+	return ret;
+}
+
+/* The write of user_enabler_fault_in_new(), under its mmap_lock */
+static int user_enabler_write_new(struct user_event_mm *umm,
+				  unsigned long addr, u8 bit, u32 id)
+{
+	struct user_enabler *e;
+
+	guard(mutex)(&umm->lock);
+	e = user_enabler_find(umm, addr, bit);
+	if (!e || e->id != id || !e->ue)
+		return 0;
+	if (READ_ONCE(e->unmapped))
+		return -EFAULT;
+	guard(mutex)(&e->ue->enablers_lock);
+	return user_enabler_write_locked(e, user_event_status(e->ue)) ?
+	       -EAGAIN : 0;
 }
 
 /**
@@ -374,22 +416,26 @@ static int user_enabler_fault_in(struct user_enabler_fault *f, bool last)
  * @umm: the calling process's enable bits
  * @addr: the word's address
  * @bit: the bit
+ * @id: the enabler's id, as registered (another thread may have
+ *	unregistered it and registered the same bit anew meanwhile)
  *
  * The word of the enabler (@addr, @bit) that the calling process just
- * registered in its @umm, faulted in writable and its event's state
- * written, as user_enabler_fault_in() does for a queued fault. Found again
- * under the locks each time: another thread may unregister it meanwhile.
+ * registered in its @umm, checked (user_word_vma_ok()), faulted in
+ * writable and its event's state written, under one hold of the
+ * process's own mmap_lock: no other thread of it can keep the write from
+ * it. The enabler was watched before (user_enabler_prepare()), so that an
+ * munmap() by another thread meanwhile marks it.
  *
  * Context: no lock held (the fault may wait).
- * Return: 0 when done, or when there is nothing to write (unregistered or
- * unmapped meanwhile); -EAGAIN when it should be tried again (the page went
- * again before the write, or the mmap_lock was taken; after the last try,
- * see user_enabler_update_new()); the errno of the fault when the word
- * cannot be faulted in writable (-EFAULT: a page past the end of its file,
- * say), nothing then written.
+ * Return: 0 when done, or when there is nothing to write (unregistered
+ * meanwhile); -EAGAIN when it should be tried again (the page went again
+ * before the write; after the last try, see user_enabler_update_new());
+ * -EFAULT when the word is not mapped writable where it may be, or
+ * unmapped meanwhile, or the errno of its fault (-EFAULT: a page past the
+ * end of its file, say), nothing then written.
  */
 int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
-			      u8 bit)
+			      u8 bit, u32 id)
 {
 	struct mm_struct *mm = current->mm;
 	struct user_enabler *e;
@@ -400,22 +446,18 @@ int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
 
 	scoped_guard(mutex, &umm->lock) {
 		e = user_enabler_find(umm, addr, bit);
-		if (!e || e->unmapped)
+		/* unregistered, and maybe registered anew, by another thread */
+		if (!e || e->id != id)
 			return 0;
 		uaddr = user_word_of_bit(addr, e->size, bit, &mask);
 	}
 	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked);
+	ret = user_word_vma_ok(vma_lookup(mm, uaddr)) ?
+	      fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked) : -EFAULT;
+	if (!ret)
+		ret = user_enabler_write_new(umm, addr, bit, id);
 	mmap_read_unlock(mm);
-
-	guard(mutex)(&umm->lock);
-	e = user_enabler_find(umm, addr, bit);
-	if (!e || !e->ue || e->unmapped)
-		return 0;
-	if (ret)
-		return ret;
-	guard(mutex)(&e->ue->enablers_lock);
-	return user_enabler_write(e, user_event_status(e->ue)) ? -EAGAIN : 0;
+	return ret;
 }
 
 /*
@@ -473,7 +515,8 @@ static void user_enabler_fault_queue_work(struct user_enabler_fault *f)
  * fork()) changed the state, holding no lock: a copy-on-write page of
  * anonymous memory is made writable here (user_word_unshare()), then the
  * bit written, so that it is right when that call returns. A page that
- * needs a fault that waits goes to the worker.
+ * needs a fault that waits goes to the worker, and so does a process whose
+ * mmap_lock is taken: the tracer does not wait for it.
  */
 static void user_enabler_fault_now(struct callback_head *twork)
 {
@@ -482,6 +525,7 @@ static void user_enabler_fault_now(struct callback_head *twork)
 	struct mm_struct *mm = f->umm->mm;
 	unsigned long uaddr;
 	bool found;
+	int ret;
 	u32 mask;
 
 	scoped_guard(mutex, &f->umm->lock) {
@@ -490,13 +534,23 @@ static void user_enabler_fault_now(struct callback_head *twork)
 			uaddr = user_word_of_bit(f->e->addr, f->e->size, f->e->bit,
 						 &mask);
 	}
-	if (found && mmget_not_zero(mm)) {
-		mmap_read_lock(mm);
-		user_word_unshare(mm, uaddr);
-		mmap_read_unlock(mm);
-		mmput(mm);
+	/* unlinked, unmapped or the memory gone: nothing to write */
+	if (!found || !mmget_not_zero(mm)) {
+		user_enabler_fault_done(f, false, false);
+		user_enabler_fault_free(f);
+		return;
 	}
-	if (!user_enabler_fault_done(f, true, false))
+	/* the tracer does not wait for the process's mmap_lock either */
+	if (!mmap_read_trylock(mm)) {
+		mmput(mm);
+		user_enabler_fault_queue_work(f);
+		return;
+	}
+	user_word_unshare(mm, uaddr);
+	ret = user_enabler_fault_done(f, true, false);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	if (!ret)
 		user_enabler_fault_free(f);
 	else
 		user_enabler_fault_queue_work(f);
@@ -581,22 +635,23 @@ void user_event_update_enablers(struct user_event *ue)
  * @umm: the calling process's enable bits
  * @addr: the word's address
  * @bit: the bit
+ * @id: the enabler's id, as registered
  *
  * For the registration of the enabler (@addr, @bit), whose tries to write
- * its bit (user_enabler_fault_in_new()) all found the page gone again or
- * the mmap_lock taken: written as a consumer's attach would, on the way
- * back to user space or from the worker.
+ * its bit (user_enabler_fault_in_new()) all found the page gone again:
+ * written as a consumer's attach would, on the way back to user space or
+ * from the worker.
  *
  * Context: no lock held.
  */
 void user_enabler_update_new(struct user_event_mm *umm, unsigned long addr,
-			     u8 bit)
+			     u8 bit, u32 id)
 {
 	struct user_enabler *e;
 
 	guard(mutex)(&umm->lock);
 	e = user_enabler_find(umm, addr, bit);
-	if (!e || !e->ue)
+	if (!e || e->id != id || !e->ue)
 		return;
 	guard(mutex)(&e->ue->enablers_lock);
 	user_enabler_update(e);
@@ -734,6 +789,7 @@ static void user_enabler_add_mm(struct user_enabler *e,
 {
 	lockdep_assert_held(&umm->lock);
 	e->umm = umm;
+	e->id = ++umm->next_id;
 	list_add_tail_rcu(&e->mm_link, &umm->enablers);
 	umm->nr_enablers++;
 }
@@ -775,29 +831,18 @@ void user_enabler_drop_mm(struct user_enabler *e)
 }
 
 /*
- * Watch the word of a new enabler, then check that it is there: on @umm's
- * list first, so that an munmap() by another thread from then on marks it,
- * then the caller's mapping at the address, under the mmap_lock. Checked
- * the other way round, an munmap() and a new mapping at the same address
- * in between would go unseen, and the new mapping get the bit. -EFAULT
- * (and @e freed) unless the word is mapped writable.
+ * Watch the word of a new enabler: on @umm's list, so that an munmap() by
+ * another thread from then on marks it. Whether the word is mapped
+ * writable is checked after, out of event_mutex, as its fault is
+ * (user_enabler_fault_in_new()): checked the other way round, an munmap()
+ * and a new mapping at the same address in between would go unseen, and
+ * the new mapping get the bit.
  */
-static int user_enabler_watch(struct user_enabler *e,
-			      struct user_event_mm *umm)
+static void user_enabler_watch(struct user_enabler *e,
+			       struct user_event_mm *umm)
 {
-	struct vm_area_struct *vma;
-	bool ok;
-
-	scoped_guard(mutex, &umm->lock)
-		user_enabler_add_mm(e, umm);
-	mmap_read_lock(umm->mm);
-	vma = vma_lookup(umm->mm, e->addr);
-	ok = user_word_vma_ok(vma) && !READ_ONCE(e->unmapped);
-	mmap_read_unlock(umm->mm);
-	if (ok)
-		return 0;
-	user_enabler_drop_mm(e);
-	return -EFAULT;
+	guard(mutex)(&umm->lock);
+	user_enabler_add_mm(e, umm);
 }
 
 /* Unlink and free @e: the reference it held on its event is the caller's */
@@ -913,14 +958,18 @@ static void user_event_mm_notifier_release(struct mmu_notifier *mn,
 /*
  * Did fork() copy the range of the word at @addr into @mm, the child's? Not
  * when it is MADV_DONTFORK (VM_DONTCOPY): whatever the child maps there
- * later is not the word.
+ * later is not the word. The child does not run yet: its mmap_lock is
+ * free but for a moment (khugepaged), when the word is not copied, rather
+ * than taken under the locks of enablers, which a fault takes under the
+ * mmap_lock.
  */
 static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
 	bool has;
 
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm))
+		return false;
 	vma = vma_lookup(mm, addr);
 	has = vma && (vma->vm_flags & VM_WRITE);
 	mmap_read_unlock(mm);
@@ -1005,16 +1054,17 @@ void user_event_mm_fork(struct task_struct *t)
  *
  * What user_enabler_prepare() would refuse @e for, told before an event is
  * made for it. Prepared after, it is checked again. The calling process
- * has enable bits (user_event_mm_find_or_create()).
+ * has enable bits (user_event_mm_find_or_create()). Its word's mapping is
+ * checked before, without event_mutex (user_word_check()).
  *
  * Context: event_mutex held.
- * Return: 0; -EADDRINUSE, -ENOSPC, or -EFAULT (its word cannot be there).
+ * Return: 0; -EADDRINUSE or -ENOSPC.
  */
 int user_enabler_check(struct user_enabler *e)
 {
 	struct user_event_mm *umm = user_event_mm_find(current->mm);
 	struct user_enabler *old;
-	bool stale, ok;
+	bool stale;
 
 	lockdep_assert_held(&event_mutex);
 	old = user_enabler_find(umm, e->addr, e->bit);
@@ -1023,9 +1073,31 @@ int user_enabler_check(struct user_enabler *e)
 		return -EADDRINUSE;
 	if (umm->nr_enablers - stale >= USER_EVENT_MAX_ENABLERS)
 		return -ENOSPC;
-	mmap_read_lock(umm->mm);
-	ok = user_word_vma_ok(vma_lookup(umm->mm, e->addr));
-	mmap_read_unlock(umm->mm);
+	return 0;
+}
+
+/**
+ * user_word_check() - May the calling process have an enable word here?
+ * @addr: the word's address
+ *
+ * Checked before a registration makes an event (user_word_vma_ok()), and
+ * again once its enabler is watched (user_enabler_fault_in_new()). Under
+ * the calling process's own mmap_lock, which another of its threads may
+ * hold for long: never under event_mutex, which every tracer waits on.
+ *
+ * Context: no lock held.
+ * Return: 0, or -EFAULT.
+ */
+int user_word_check(unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+
+	bool ok;
+
+	lockdep_assert_not_held(&event_mutex);
+	mmap_read_lock(mm);
+	ok = user_word_vma_ok(vma_lookup(mm, addr));
+	mmap_read_unlock(mm);
 	return ok ? 0 : -EFAULT;
 }
 
@@ -1033,12 +1105,12 @@ int user_enabler_check(struct user_enabler *e)
  * user_enabler_prepare() - Watch a new enabler of the calling process
  * @e: the enabler, not linked yet
  *
- * Watched, with its word checked (user_enabler_watch()), or -errno and @e
- * freed. A stale enabler of the same bit (its word unmapped since, and not
- * being unregistered) is removed: @e replaces it.
+ * Watched (user_enabler_watch()), or -errno and @e freed. A stale enabler
+ * of the same bit (its word unmapped since, and not being unregistered)
+ * is removed: @e replaces it.
  *
  * Context: event_mutex held.
- * Return: 0; or -EADDRINUSE, -ENOSPC or -EFAULT, @e then freed.
+ * Return: 0; or -EADDRINUSE or -ENOSPC, @e then freed.
  */
 int user_enabler_prepare(struct user_enabler *e)
 {
@@ -1057,7 +1129,8 @@ int user_enabler_prepare(struct user_enabler *e)
 		kfree(e);
 		return old ? -EADDRINUSE : -ENOSPC;
 	}
-	return user_enabler_watch(e, umm);
+	user_enabler_watch(e, umm);
+	return 0;
 }
 
 /**

@@ -205,21 +205,21 @@ static int user_reg_bits_from_user(struct user_reg *reg,
 }
 
 /*
- * Drop the enabler (@addr, @bit) of @ue that the calling process just
+ * Drop the enabler (@addr, @bit, @id) that the calling process just
  * registered, whose word could not be faulted in: as if never registered,
- * but for the file's write index, which the file holds until it is closed.
- * Unless another thread unregistered it meanwhile: only its own threads
- * can, and only at that address.
+ * but for the file's write index, which the file holds until it is closed
+ * (and for a copy that a fork() meanwhile gave the child, which goes with
+ * the child). Unless another thread unregistered it meanwhile, which the
+ * id tells, also when that thread registered the bit anew.
  */
 static void user_enabler_drop_new(struct user_event_mm *umm,
-				  unsigned long addr, u8 bit,
-				  struct user_event *ue)
+				  unsigned long addr, u8 bit, u32 id)
 {
 	struct user_enabler *e;
 
 	guard(mutex)(&event_mutex);
 	e = user_enabler_find(umm, addr, bit);
-	if (e && !e->unregistering && e->ue == ue)
+	if (e && e->id == id && !e->unregistering)
 		user_enabler_remove(e);
 }
 
@@ -235,6 +235,7 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	struct user_event *ue;
 	int widx, tries, ret;
 	unsigned long addr;
+	u32 id;
 	u8 bit;
 
 	widx = user_reg_bits_from_user(&reg, uarg, size);
@@ -254,6 +255,11 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	e->bit = bit;
 	e->size = reg.enable_size;
 
+	/* before an event is made for it, and out of event_mutex */
+	ret = user_word_check(addr);
+	if (ret)
+		return ret;
+
 	umm = user_event_mm_find_or_create();
 	if (!umm)
 		return -ENOMEM;
@@ -269,23 +275,25 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 		widx = user_event_fd_register(file, desc, how, linked, &ue);
 		if (widx < 0)
 			return widx;
+		/* linked: only event_mutex holders unlink it */
+		id = linked->id;
 	}
 
 	/*
-	 * Right when we return: the word faulted in writable here (a
+	 * Right when we return: the word checked, faulted in writable here (a
 	 * copy-on-write page after fork() broken), so that consumers update
 	 * it as they attach from now on, and its bit written
 	 */
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		ret = user_enabler_fault_in_new(umm, addr, bit);
+		ret = user_enabler_fault_in_new(umm, addr, bit, id);
 		if (ret != -EAGAIN)
 			break;
 	}
-	if (ret == -EAGAIN)
-		user_enabler_update_new(umm, addr, bit);
-	/* a word the kernel can never write (past the end of its file) */
-	else if (ret) {
-		user_enabler_drop_new(umm, addr, bit, ue);
+	if (ret == -EAGAIN) {
+		user_enabler_update_new(umm, addr, bit, id);
+	} else if (ret) {
+		/* not mapped writable, or never writable (past its file's end) */
+		user_enabler_drop_new(umm, addr, bit, id);
 		return ret;
 	}
 

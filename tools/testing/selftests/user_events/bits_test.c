@@ -1018,57 +1018,6 @@ TEST_F(bits, word_past_end_of_file)
 	close(mfd);
 }
 
-struct churn {
-	char *m;		/* a page of its own to mprotect() */
-	int stop;		/* atomic: set by the test */
-};
-
-/* Take and drop the process's mmap_lock for write until told to stop */
-static void *mprotect_churn(void *arg)
-{
-	struct churn *c = arg;
-	long psz = getpagesize();
-
-	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
-		mprotect(c->m, psz, PROT_READ);
-		mprotect(c->m, psz, PROT_READ | PROT_WRITE);
-	}
-	return NULL;
-}
-
-/*
- * A tracer does not wait for the mmap_lock of the process whose bit it
- * updates: an attach or a detach that finds it taken for write leaves the
- * write to the tracer's way back to user space, or to the worker. While
- * another thread of the process takes that lock again and again
- * (mprotect() in a loop), the bit still ends as each attach or detach
- * says.
- */
-TEST_F(bits, mmap_lock_busy)
-{
-	long psz = getpagesize();
-	__u64 *w = (__u64 *)self->e.page;
-	struct churn c = { 0 };
-	pthread_t th;
-	int i;
-
-	c.m = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, c.m);
-	*w = 0;
-	ASSERT_EQ(0, reg(&self->e, "bits_mmlock u32 v", w, 8, 5, NULL));
-	ASSERT_EQ(0, pthread_create(&th, NULL, mprotect_churn, &c));
-	for (i = 0; i < 40; i++) {
-		ASSERT_EQ(0, uet_enable("", "bits_mmlock", !(i & 1)));
-		if (wait_word(w, 8, i & 1 ? 0 : 1ULL << 5) != (i & 1 ? 0 : 1ULL << 5))
-			break;
-	}
-	__atomic_store_n(&c.stop, 1, __ATOMIC_RELAXED);
-	pthread_join(th, NULL);
-	EXPECT_EQ(40, i);
-	EXPECT_EQ(0, uet_unregister_bits(self->e.fd, w, 5));
-	munmap(c.m, psz);
-}
-
 /*
  * Register bit 9 of a word in a fresh mapping and a control bit 0 in the
  * env page, enable, then munmap() the word's page: its address

@@ -2994,6 +2994,272 @@ TEST_F_TIMEOUT(slow, enable_word_in_shared_file_refused, 300)
 	EXPECT_TRUE(uet_wait_gone("user_events", "rg_shfile", UE_WAIT_MS));
 }
 
+/*
+ * The process P of tracer_never_waits_for_mmap_lock, forked: it registers
+ * bit 0 of w[0] for rg_mml_a, starts its three threads (a thread made
+ * later would wait for the mmap_lock for its stack), says its result, then
+ * per byte read on @cmd: 's' maps page 1 of the FUSE file and lets the
+ * first thread read it through /proc/self/mem; 'w' lets the second ask for
+ * the mmap_lock for writing; 'r' lets the third register bit 0 of w[1]
+ * for rg_mml_b; each thread first says its tid. 'j' joins them and says
+ * the registration's result; 'q' says w[0] and w[1]; 'x' exits.
+ */
+struct rg_mml {
+	int cmd, reply;		/* P's ends */
+	int go[3][2];		/* a byte lets thread i go */
+	int fd;			/* user_events_data */
+	int file;		/* the FUSE file */
+	long page;
+	__u32 *w;		/* a page of P's own: w[0], w[1] */
+	char *m;		/* page 1 of the file */
+	char *x;		/* a page for mprotect() */
+	int reg;		/* rg_mml_b's registration */
+};
+
+static void rg_mml_tell(struct rg_mml *p, int v)
+{
+	if (write(p->reply, &v, sizeof(v)) != sizeof(v))
+		_exit(30);
+}
+
+/* Wait to be let go (thread @i), then say the thread's tid */
+static void rg_mml_wait_go(struct rg_mml *p, int i)
+{
+	char c;
+
+	if (read(p->go[i][0], &c, 1) != 1)
+		_exit(36);
+	rg_mml_tell(p, syscall(SYS_gettid));
+}
+
+static void *rg_mml_read(void *arg)
+{
+	struct rg_mml *p = arg;
+	int mem = open("/proc/self/mem", O_RDONLY);
+	char c;
+
+	rg_mml_wait_go(p, 0);
+	/* faults the page in with P's mmap_lock held, and no retry */
+	if (pread(mem, &c, 1, (off_t)(unsigned long)p->m) != 1)
+		_exit(31);
+	close(mem);
+	return NULL;
+}
+
+static void *rg_mml_write(void *arg)
+{
+	struct rg_mml *p = arg;
+
+	rg_mml_wait_go(p, 1);
+	if (mprotect(p->x, p->page, PROT_READ))
+		_exit(32);
+	return NULL;
+}
+
+static void *rg_mml_register(void *arg)
+{
+	struct rg_mml *p = arg;
+
+	rg_mml_wait_go(p, 2);
+	p->reg = uet_register_bits(p->fd, "rg_mml_b u32 v", &p->w[1], 4, 0, 0, NULL);
+	return NULL;
+}
+
+static void rg_mml_run(struct rg_mml *p)
+{
+	void *(*fn[3])(void *) = { rg_mml_read, rg_mml_write, rg_mml_register };
+	pthread_t th[3];
+	char c;
+	int i;
+
+	p->fd = open(UE_DATA, O_RDWR);
+	p->w = mmap(NULL, p->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p->x = mmap(NULL, p->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->fd < 0 || p->w == MAP_FAILED || p->x == MAP_FAILED)
+		_exit(33);
+	for (i = 0; i < 3; i++)
+		if (pipe(p->go[i]) || pthread_create(&th[i], NULL, fn[i], p))
+			_exit(35);
+	rg_mml_tell(p, uet_register_bits(p->fd, "rg_mml_a u32 v", &p->w[0], 4, 0, 0, NULL));
+	while (read(p->cmd, &c, 1) == 1) {
+		switch (c) {
+		case 's':
+			/* page 1 alone: no read-around brings page 0 in with it */
+			p->m = mmap(NULL, p->page, PROT_READ, MAP_SHARED, p->file, p->page);
+			if (p->m == MAP_FAILED || madvise(p->m, p->page, MADV_RANDOM))
+				_exit(34);
+			i = 0;
+			break;
+		case 'w':
+			i = 1;
+			break;
+		case 'r':
+			i = 2;
+			break;
+		case 'j':
+			for (i = 0; i < 3; i++)
+				pthread_join(th[i], NULL);
+			rg_mml_tell(p, p->reg);
+			continue;
+		case 'q':
+			rg_mml_tell(p, __atomic_load_n(&p->w[0], __ATOMIC_RELAXED));
+			rg_mml_tell(p, __atomic_load_n(&p->w[1], __ATOMIC_RELAXED));
+			continue;
+		default:
+			_exit(0);
+		}
+		if (write(p->go[i][1], &c, 1) != 1)
+			_exit(37);
+	}
+	_exit(0);
+}
+
+/* Say @c to P and read @n ints of its answer into @v; 0, or -1 if P is gone */
+static int rg_mml_ask(int cmd, int reply, char c, int *v, int n)
+{
+	if (write(cmd, &c, 1) != 1)
+		return -1;
+	while (n-- > 0)
+		if (!rg_wait_readable(reply, 60000) || read(reply, v++, sizeof(*v)) != sizeof(*v))
+			return -1;
+	return 0;
+}
+
+/* Wait for thread @tid of @pid to sleep uninterruptibly (a lock, a page) */
+static int rg_mml_waits(pid_t pid, int tid)
+{
+	char path[64], *stat;
+	int d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	ue_wait_for(60000, (stat = uet_read_file(path),
+			    d = stat && strrchr(stat, ')') && strrchr(stat, ')')[2] == 'D',
+			    free(stat), d),
+		    "thread %d of %d to wait in the kernel (state D)", tid, pid);
+	return d;
+}
+
+/* Write @val to rg_mml_a's enable from a process of its own: 1 if it returned */
+static int rg_mml_enable(struct __test_metadata *_metadata, struct rg_fuse *f,
+			 const char *val)
+{
+	int res[2], ret = -1, back;
+	pid_t en;
+
+	if (pipe(res))
+		return 0;
+	en = fork();
+	if (!en) {
+		close(f->fd);
+		ret = uet_enable("", "rg_mml_a", val[0] == '1');
+		_exit(write(res[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 1);
+	}
+	close(res[1]);
+	back = rg_wait_readable(res[0], 60000);
+	if (!back)
+		rg_log_stack(_metadata, "the tracer", en);
+	else if (read(res[0], &ret, sizeof(ret)) != sizeof(ret) || ret)
+		TH_LOG("the write of %s to the enable file: %d", val, ret);
+	close(res[0]);
+	/* reaped once it returns, at the latest as the READ is answered */
+	if (back)
+		rg_wait_pid(en, 60000);
+	return back && !ret;
+}
+
+/*
+ * Failure: a tracer waited for the mmap_lock of the process whose bit its
+ * attach or detach updates, as long as that process liked, under
+ * event_mutex: every tracer of the machine with it. A thread of process P
+ * reads page 1 of the FUSE file through /proc/self/mem, which faults it in
+ * with P's mmap_lock held and no retry; the test holds that READ. A second
+ * thread of P then asks for the lock for writing (mprotect()), so that no
+ * reader gets it either. Meanwhile the test, as a tracer, enables P's
+ * event: the write to the enable file must return, its bit left to later
+ * (before the fix, the attach waited for the lock in the tracer, and then
+ * its way back to user space did). Then a third thread of P registers a
+ * new bit, whose word is checked and faulted in under P's own lock: it
+ * waits, but must not hold event_mutex meanwhile, so that the test's
+ * disable returns too (before the fix, the check ran under event_mutex).
+ * Once the READ is answered, the registration succeeds and both bits read
+ * as the last state says: clear.
+ */
+TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
+{
+	int to[2], from[2], tid, v[2] = { -1, -1 }, status;
+	struct rg_mml p = { 0 };
+	struct rg_fuse f;
+	const char *why;
+	char held;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	why = rg_fuse_start(&f);
+	if (why && f.fd < 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	p.page = f.page;
+	p.file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, p.file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
+	ASSERT_EQ(0, pipe(to));
+	ASSERT_EQ(0, pipe(from));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(f.fd);
+		close(to[1]);
+		close(from[0]);
+		p.cmd = to[0];
+		p.reply = from[1];
+		rg_mml_run(&p);
+	}
+	close(to[0]);
+	close(from[1]);
+	ASSERT_TRUE(rg_wait_readable(from[0], 60000));
+	ASSERT_EQ(sizeof(int), read(from[0], v, sizeof(int)));
+	ASSERT_EQ(0, v[0]) TH_LOG("P's registration: %s", strerror(-v[0]));
+
+	/* P's reader holds its mmap_lock, waiting for the READ the test holds */
+	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 's', &tid, 1));
+	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+		TH_LOG("wait expired: P's read of the file's page 1");
+	ASSERT_EQ(1, read(f.held[0], &held, 1));
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'w', &tid, 1));
+	ASSERT_TRUE(rg_mml_waits(pid, tid));
+
+	EXPECT_TRUE(rg_mml_enable(_metadata, &f, "1"))
+		TH_LOG("wait expired: the enable waited for P's mmap_lock");
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'r', &tid, 1));
+	ASSERT_TRUE(rg_mml_waits(pid, tid));
+	EXPECT_TRUE(rg_mml_enable(_metadata, &f, "0"))
+		TH_LOG("wait expired: the disable waited behind P's registration");
+
+	ASSERT_EQ(0, rg_fuse_release(&f));
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'j', v, 1));
+	EXPECT_EQ(0, v[0]) TH_LOG("P's second registration: %s", strerror(-v[0]));
+	ue_wait_for(UE_WAIT_MS, !rg_mml_ask(to[1], from[0], 'q', v, 2) && !v[0] && !v[1],
+		    "P's bits to read 0 (they read %#x and %#x)", v[0], v[1]);
+	EXPECT_EQ(0, v[0]);
+	EXPECT_EQ(0, v[1]);
+	/* and the next enable updates the bit at once */
+	ASSERT_EQ(0, uet_enable("", "rg_mml_a", 1));
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'q', v, 2));
+	EXPECT_EQ(1, v[0]);
+	EXPECT_EQ(0, uet_enable("", "rg_mml_a", 0));
+
+	ASSERT_EQ(1, write(to[1], "x", 1));
+	status = rg_wait_pid(pid, 60000);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("P: %#x", status);
+	close(to[1]);
+	close(from[0]);
+	close(p.file);
+	rg_fuse_stop(&f);
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_mml_a", UE_WAIT_MS));
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_mml_b", UE_WAIT_MS));
+}
+
 /* Bytes of @key in memory.stat of cgroup @cg; -1 if it cannot be read */
 static long long rg_cg_stat(const char *cg, const char *key)
 {
