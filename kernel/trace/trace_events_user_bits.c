@@ -956,24 +956,17 @@ static void user_event_mm_notifier_release(struct mmu_notifier *mn,
 }
 
 /*
- * Did fork() copy the range of the word at @addr into @mm, the child's? Not
- * when it is MADV_DONTFORK (VM_DONTCOPY): whatever the child maps there
- * later is not the word. The child does not run yet: its mmap_lock is
- * free but for a moment (khugepaged), when the word is not copied, rather
- * than taken under the locks of enablers, which a fault takes under the
- * mmap_lock.
+ * Did fork() copy the range of the word at @addr into @mm, the child's,
+ * whose mmap_lock the caller read-holds? Not when it is MADV_DONTFORK
+ * (VM_DONTCOPY): whatever the child maps there later is not the word.
  */
 static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
-	bool has;
 
-	if (!mmap_read_trylock(mm))
-		return false;
+	mmap_assert_locked(mm);
 	vma = vma_lookup(mm, addr);
-	has = vma && (vma->vm_flags & VM_WRITE);
-	mmap_read_unlock(mm);
-	return has;
+	return vma && (vma->vm_flags & VM_WRITE);
 }
 
 /*
@@ -994,6 +987,13 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	/* a new memory: nobody else lists one for it */
 	WARN_ON_ONCE(!user_event_mm_add(umm));
 
+	/*
+	 * The child's mmap_lock first, as a fault takes it before an mm's
+	 * enablers: another process may hold it a while (a read of the
+	 * child's /proc/PID/mem), and then only this fork waits, holding
+	 * none of the locks that tracers take
+	 */
+	mmap_read_lock(mm);
 	guard(mutex)(&parent->lock);
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
@@ -1026,6 +1026,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	}
 
 	mutex_unlock(&umm->lock);
+	mmap_read_unlock(mm);
 }
 
 /**

@@ -3180,9 +3180,10 @@ static int rg_mml_enable(struct __test_metadata *_metadata, struct rg_fuse *f,
  * its way back to user space did). Then a third thread of P registers a
  * new bit, whose word is checked and faulted in under P's own lock: it
  * waits, but must not hold event_mutex meanwhile, so that the test's
- * disable returns too (before the fix, the check ran under event_mutex).
- * Once the READ is answered, the registration succeeds and both bits read
- * as the last state says: clear.
+ * second write to the enable file returns too (before the fix, the check
+ * ran under event_mutex). Once the READ is answered, the registration
+ * succeeds, the bit left to later is set (and rg_mml_b's clear), and a
+ * disable clears it at once.
  */
 TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
 {
@@ -3233,21 +3234,22 @@ TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
 		TH_LOG("wait expired: the enable waited for P's mmap_lock");
 	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'r', &tid, 1));
 	ASSERT_TRUE(rg_mml_waits(pid, tid));
-	EXPECT_TRUE(rg_mml_enable(_metadata, &f, "0"))
-		TH_LOG("wait expired: the disable waited behind P's registration");
+	/* takes event_mutex, as any change of an event's enable does */
+	EXPECT_TRUE(rg_mml_enable(_metadata, &f, "1"))
+		TH_LOG("wait expired: the enable waited behind P's registration");
 
 	ASSERT_EQ(0, rg_fuse_release(&f));
 	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'j', v, 1));
 	EXPECT_EQ(0, v[0]) TH_LOG("P's second registration: %s", strerror(-v[0]));
-	ue_wait_for(UE_WAIT_MS, !rg_mml_ask(to[1], from[0], 'q', v, 2) && !v[0] && !v[1],
-		    "P's bits to read 0 (they read %#x and %#x)", v[0], v[1]);
-	EXPECT_EQ(0, v[0]);
-	EXPECT_EQ(0, v[1]);
-	/* and the next enable updates the bit at once */
-	ASSERT_EQ(0, uet_enable("", "rg_mml_a", 1));
-	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'q', v, 2));
+	/* the write left to later lands: set, and rg_mml_b's clear */
+	ue_wait_for(UE_WAIT_MS, !rg_mml_ask(to[1], from[0], 'q', v, 2) && v[0] == 1 && !v[1],
+		    "P's bits to read 1 and 0 (they read %#x and %#x)", v[0], v[1]);
 	EXPECT_EQ(1, v[0]);
-	EXPECT_EQ(0, uet_enable("", "rg_mml_a", 0));
+	EXPECT_EQ(0, v[1]);
+	/* nothing is left to later now: the disable clears the bit at once */
+	ASSERT_EQ(0, uet_enable("", "rg_mml_a", 0));
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'q', v, 2));
+	EXPECT_EQ(0, v[0]);
 
 	ASSERT_EQ(1, write(to[1], "x", 1));
 	status = rg_wait_pid(pid, 60000);
