@@ -451,6 +451,13 @@ struct user_enabler {
 	u8			bit;
 	/* The word's range was unmapped: never written again */
 	bool			unmapped;
+	/*
+	 * Registered, its word not checked and written yet under its process's
+	 * mmap_lock (user_enabler_fault_in_new()): no consumer writes its bit
+	 * and no fork() copies it meanwhile. Cleared under umm->lock and ue's
+	 * enablers_lock.
+	 */
+	bool			unchecked;
 	/* told apart from a later enabler of the same bit; umm->lock */
 	u32			id;
 	/*

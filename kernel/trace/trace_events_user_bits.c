@@ -210,7 +210,7 @@ static int user_enabler_write_locked(struct user_enabler *e, bool set)
 	lockdep_assert_held(&e->ue->enablers_lock);
 	mmap_assert_locked(mm);
 	/* munmap() marks under the mmap_lock, before it lets go of the range */
-	if (e->unregistering || READ_ONCE(e->unmapped))
+	if (e->unregistering || e->unchecked || READ_ONCE(e->unmapped))
 		return 0;
 	uaddr = user_word_of_bit(e->addr, e->size, e->bit, &mask);
 	return user_word_update(mm, uaddr, mask, set, false);
@@ -232,7 +232,7 @@ static int user_enabler_write(struct user_enabler *e, bool set)
 
 	lockdep_assert_held(&e->ue->enablers_lock);
 	/* The process is gone: nobody reads the bit any more */
-	if (e->unregistering || !mmget_not_zero(mm))
+	if (e->unregistering || e->unchecked || !mmget_not_zero(mm))
 		return 0;
 	if (!mmap_read_trylock(mm)) {
 		mmput_async(mm);
@@ -281,13 +281,13 @@ user_enabler_find(struct user_event_mm *umm, unsigned long addr, u8 bit)
  * another); else -EFAULT: the page went again before the write, to be
  * tried again unless @last.
  */
-static int user_enabler_fault_done(struct user_enabler_fault *f,
-				   bool faulted, bool last)
+static int user_enabler_fault_done_locked(struct user_enabler_fault *f,
+					  bool faulted, bool last)
 {
 	struct user_enabler *e;
 	int ret = 0;
 
-	guard(mutex)(&f->umm->lock);
+	lockdep_assert_held(&f->umm->lock);
 	e = f->e;
 	/* unlinked since (user_enabler_unlink()) */
 	if (!e)
@@ -302,6 +302,14 @@ static int user_enabler_fault_done(struct user_enabler_fault *f,
 	e->fault = NULL;
 	f->e = NULL;
 	return 0;
+}
+
+/* user_enabler_fault_done_locked(), taking @f's process's lock */
+static int user_enabler_fault_done(struct user_enabler_fault *f,
+				   bool faulted, bool last)
+{
+	guard(mutex)(&f->umm->lock);
+	return user_enabler_fault_done_locked(f, faulted, last);
 }
 
 /*
@@ -407,6 +415,8 @@ static int user_enabler_write_new(struct user_event_mm *umm,
 	if (READ_ONCE(e->unmapped))
 		return -EFAULT;
 	guard(mutex)(&e->ue->enablers_lock);
+	/* checked: consumers and fork() see it from now on */
+	e->unchecked = false;
 	return user_enabler_write_locked(e, user_event_status(e->ue)) ?
 	       -EAGAIN : 0;
 }
@@ -424,7 +434,9 @@ static int user_enabler_write_new(struct user_event_mm *umm,
  * writable and its event's state written, under one hold of the
  * process's own mmap_lock: no other thread of it can keep the write from
  * it. The enabler was watched before (user_enabler_prepare()), so that an
- * munmap() by another thread meanwhile marks it.
+ * munmap() by another thread meanwhile marks it; it stays unchecked until
+ * this writes its bit, so that neither a consumer nor a fork() uses a word
+ * that was remapped before it was watched.
  *
  * Context: no lock held (the fault may wait).
  * Return: 0 when done, or when there is nothing to write (unregistered
@@ -432,7 +444,8 @@ static int user_enabler_write_new(struct user_event_mm *umm,
  * before the write; after the last try, see user_enabler_update_new());
  * -EFAULT when the word is not mapped writable where it may be, or
  * unmapped meanwhile, or the errno of its fault (-EFAULT: a page past the
- * end of its file, say), nothing then written.
+ * end of its file, say; -ENOMEM; -EINTR: a fatal signal), nothing then
+ * written.
  */
 int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
 			      u8 bit, u32 id)
@@ -451,7 +464,8 @@ int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
 			return 0;
 		uaddr = user_word_of_bit(addr, e->size, bit, &mask);
 	}
-	mmap_read_lock(mm);
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
 	ret = user_word_vma_ok(vma_lookup(mm, uaddr)) ?
 	      fixup_user_fault(mm, uaddr, FAULT_FLAG_WRITE, &unlocked) : -EFAULT;
 	if (!ret)
@@ -516,7 +530,9 @@ static void user_enabler_fault_queue_work(struct user_enabler_fault *f)
  * anonymous memory is made writable here (user_word_unshare()), then the
  * bit written, so that it is right when that call returns. A page that
  * needs a fault that waits goes to the worker, and so does a process whose
- * mmap_lock is taken: the tracer does not wait for it.
+ * mmap_lock, or whose enablers' lock, is taken (a registration of its own
+ * faulting its word in, a fork() copying its enablers): the tracer waits
+ * for neither.
  */
 static void user_enabler_fault_now(struct callback_head *twork)
 {
@@ -528,32 +544,39 @@ static void user_enabler_fault_now(struct callback_head *twork)
 	int ret;
 	u32 mask;
 
-	scoped_guard(mutex, &f->umm->lock) {
-		found = f->e && !f->e->unmapped;
-		if (found)
-			uaddr = user_word_of_bit(f->e->addr, f->e->size, f->e->bit,
-						 &mask);
-	}
-	/* unlinked, unmapped or the memory gone: nothing to write */
-	if (!found || !mmget_not_zero(mm)) {
-		user_enabler_fault_done(f, false, false);
-		user_enabler_fault_free(f);
-		return;
-	}
-	/* the tracer does not wait for the process's mmap_lock either */
+	if (!mutex_trylock(&f->umm->lock))
+		goto later;
+	found = f->e && !f->e->unmapped && mmget_not_zero(mm);
+	if (found)
+		uaddr = user_word_of_bit(f->e->addr, f->e->size, f->e->bit,
+					 &mask);
+	else
+		/* unlinked, unmapped or the memory gone: nothing to write */
+		user_enabler_fault_done_locked(f, false, false);
+	mutex_unlock(&f->umm->lock);
+	if (!found)
+		goto done;
 	if (!mmap_read_trylock(mm)) {
 		mmput(mm);
-		user_enabler_fault_queue_work(f);
-		return;
+		goto later;
 	}
 	user_word_unshare(mm, uaddr);
-	ret = user_enabler_fault_done(f, true, false);
+	ret = -EAGAIN;
+	if (mutex_trylock(&f->umm->lock)) {
+		ret = user_enabler_fault_done_locked(f, true, false);
+		mutex_unlock(&f->umm->lock);
+	}
 	mmap_read_unlock(mm);
 	mmput(mm);
-	if (!ret)
-		user_enabler_fault_free(f);
-	else
-		user_enabler_fault_queue_work(f);
+	if (ret)
+		goto later;
+done:
+	/* done: its enabler no longer points at it */
+	user_event_mm_put(f->umm);
+	kfree(f);
+	return;
+later:
+	user_enabler_fault_queue_work(f);
 }
 
 /*
@@ -657,52 +680,89 @@ void user_enabler_update_new(struct user_event_mm *umm, unsigned long addr,
 	user_enabler_update(e);
 }
 
-/* mmu_notifier_register() in a worker: user_event_mm_notifier_register() */
+/* A child's mmu_notifier_register() in a worker: user_event_mm_alloc() */
 struct user_event_mm_notifier_work {
-	struct work_struct	work;
+	struct delayed_work	work;
+	struct completion	done;
 	struct mmu_notifier	*mn;
 	struct mm_struct	*mm;
+	/* the lock was taken: the next try in 1 << @waits ms */
+	unsigned int		waits;
 	int			ret;
 };
+
+/*
+ * The worker does not wait for the mmap_lock: another process may hold it
+ * (a read of the child's /proc/PID/mem) as long as it likes, and parking
+ * workers of system_unbound_wq would hold up everyone's
+ */
+/* mmap_read_trylock() for writing, which mmap_lock.h has not */
+static bool user_mmap_write_trylock(struct mm_struct *mm)
+{
+	bool ret;
+
+	__mmap_lock_trace_start_locking(mm, true);
+	ret = down_write_trylock(&mm->mmap_lock);
+	__mmap_lock_trace_acquire_returned(mm, true, ret);
+	return ret;
+}
 
 static void user_event_mm_notifier_fn(struct work_struct *work)
 {
 	struct user_event_mm_notifier_work *w =
-		container_of(work, struct user_event_mm_notifier_work, work);
+		container_of(to_delayed_work(work),
+			     struct user_event_mm_notifier_work, work);
+	unsigned int ms;
 
-	w->ret = mmu_notifier_register(w->mn, w->mm);
+	if (!user_mmap_write_trylock(w->mm)) {
+		ms = min(1U << w->waits, USER_ENABLER_FAULT_WAIT_MAX);
+		if (ms < USER_ENABLER_FAULT_WAIT_MAX)
+			w->waits++;
+		queue_delayed_work(system_unbound_wq, &w->work,
+				   msecs_to_jiffies(ms));
+		return;
+	}
+	w->ret = __mmu_notifier_register(w->mn, w->mm);
+	mmap_write_unlock(w->mm);
+	complete(&w->done);
 }
 
-/*
- * Hear of munmap() in @mm. mmu_notifier_register() gives up with -EINTR
- * when the caller has a signal pending (mm_take_all_locks()), which a fork
- * cannot act on: it is past its last failure path, and a child left
- * without its enablers would keep its bits as the parent's were. A worker
- * has no signals: it registers then, while the caller waits (@mm is a new
- * child's, not running yet, or the caller's own).
- */
-static int user_event_mm_notifier_register(struct mmu_notifier *mn,
-					   struct mm_struct *mm)
+/* A child's memory (@mm): user_event_mm_alloc() */
+static int user_event_mm_notifier_register_child(struct mmu_notifier *mn,
+						 struct mm_struct *mm)
 {
 	struct user_event_mm_notifier_work w = { .mn = mn, .mm = mm };
 
-	w.ret = mmu_notifier_register(mn, mm);
-	if (w.ret != -EINTR)
-		return w.ret;
-	INIT_WORK_ONSTACK(&w.work, user_event_mm_notifier_fn);
-	queue_work(system_unbound_wq, &w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
+	INIT_DELAYED_WORK_ONSTACK(&w.work, user_event_mm_notifier_fn);
+	init_completion(&w.done);
+	queue_delayed_work(system_unbound_wq, &w.work, 0);
+	wait_for_completion(&w.done);
+	/* its function may still be returning */
+	flush_delayed_work(&w.work);
+	destroy_delayed_work_on_stack(&w.work);
 	return w.ret;
 }
 
-/* Takes @mm's mmap_lock for writing: not under event_mutex */
-static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
+/*
+ * The enable bits of @mm, listening to its munmap()s: the caller's own
+ * memory (@child false), or a new child's in fork(), which does not run
+ * yet. Takes @mm's mmap_lock for writing: not under event_mutex.
+ *
+ * mmu_notifier_register() gives up with -EINTR when the caller has a
+ * signal pending (mm_take_all_locks()). A registration then returns
+ * -ERESTARTNOINTR: the signal is handled and the call made again. A fork
+ * cannot: it is past its last failure path, and a child left without its
+ * enablers would keep its bits as the parent's were. A worker has no
+ * signals: it registers the child's notifier then, while the parent waits.
+ */
+static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
+						 bool child)
 {
 	struct user_event_mm *umm = kzalloc(sizeof(*umm), GFP_KERNEL_ACCOUNT);
+	int ret;
 
 	if (!umm)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	mmgrab(mm);
 	umm->mm = mm;
 	mutex_init(&umm->lock);
@@ -711,11 +771,15 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
-	if (user_event_mm_notifier_register(&umm->mn, mm)) {
+	ret = mmu_notifier_register(&umm->mn, mm);
+	if (ret == -EINTR)
+		ret = child ? user_event_mm_notifier_register_child(&umm->mn, mm) :
+			      -ERESTARTNOINTR;
+	if (ret) {
 		mmdrop(mm);
 		mutex_destroy(&umm->lock);
 		kfree(umm);
-		return NULL;
+		return ERR_PTR(ret);
 	}
 	return umm;
 }
@@ -765,7 +829,8 @@ static bool user_event_mm_add(struct user_event_mm *umm)
  * vfork() child, which shares the memory) finds the same ones.
  *
  * Context: the registering task; sleeps (allocates, registers a notifier).
- * Return: the enable bits, or NULL when they could not be made.
+ * Return: the enable bits; ERR_PTR(-ENOMEM), or ERR_PTR(-ERESTARTNOINTR)
+ * when a signal came first (handled, then the call made again).
  */
 struct user_event_mm *user_event_mm_find_or_create(void)
 {
@@ -773,9 +838,9 @@ struct user_event_mm *user_event_mm_find_or_create(void)
 
 	if (umm)
 		return umm;
-	mine = user_event_mm_alloc(current->mm);
-	if (!mine)
-		return NULL;
+	mine = user_event_mm_alloc(current->mm, false);
+	if (IS_ERR(mine))
+		return mine;
 	if (user_event_mm_add(mine))
 		return mine;
 	/* another thread's first registration was quicker */
@@ -973,17 +1038,32 @@ static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
  * A fork() copies the parent's enablers for the child's copy of its memory:
  * the same words, whose bits the kernel keeps up to date in the child too.
  * Under the parent's lock and each event's, not event_mutex: a fork does
- * not wait for registrations, deletions and consumers of every event.
+ * not wait for registrations, deletions and consumers of every event. The
+ * copies are allocated before, one per enabler the parent has then: the
+ * parent's lock, which a tracer's update of its bits takes, is not held
+ * across up to USER_EVENT_MAX_ENABLERS allocations (and their reclaim).
+ * Enablers registered meanwhile are not copied, as if registered after.
  */
 static void user_event_mm_dup(struct user_event_mm *parent,
 			      struct mm_struct *mm)
 {
-	struct user_enabler *e, *c;
+	unsigned int n = READ_ONCE(parent->nr_enablers);
+	struct user_enabler *e, *c, *tmp;
 	struct user_event_mm *umm;
+	LIST_HEAD(spare);
 
-	umm = user_event_mm_alloc(mm);
-	if (!umm)
+	/* the allocator says so when it fails: fewer copies */
+	while (n--) {
+		c = kmalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+		if (!c)
+			break;
+		list_add(&c->mm_link, &spare);
+	}
+	if (list_empty(&spare))
 		return;
+	umm = user_event_mm_alloc(mm, true);
+	if (IS_ERR(umm))
+		goto out;
 	/* a new memory: nobody else lists one for it */
 	WARN_ON_ONCE(!user_event_mm_add(umm));
 
@@ -994,25 +1074,27 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	 * none of the locks that tracers take
 	 */
 	mmap_read_lock(mm);
-	guard(mutex)(&parent->lock);
+	mutex_lock(&parent->lock);
 	/* the child's, which only its notifier sees yet: a second of the class */
 	mutex_lock_nested(&umm->lock, SINGLE_DEPTH_NESTING);
 	list_for_each_entry(e, &parent->enablers, mm_link) {
 		/*
-		 * Being registered, or the word gone. One being unregistered is
+		 * Being registered (no event yet, or its word not checked
+		 * yet), or the word gone. One being unregistered is
 		 * copied: the unregistration is the parent's, and the child's
 		 * copy of the word may hold the bit as it was before the parent
 		 * cleared it, which only an enabler of its own will ever clear.
 		 * The parent's keeps its event meanwhile: it goes under our lock.
 		 */
-		if (!e->ue || e->unmapped || !user_event_mm_has_word(mm, e->addr))
+		if (!e->ue || e->unchecked || e->unmapped ||
+		    !user_event_mm_has_word(mm, e->addr))
 			continue;
-
-		/* the allocator says so when it fails */
-		c = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
-		if (!c)
+		if (list_empty(&spare))
 			break;
 
+		c = list_first_entry(&spare, struct user_enabler, mm_link);
+		list_del(&c->mm_link);
+		*c = *e;
 		c->fault = NULL;
 		c->unregistering = false;
 		c->ue = NULL;
@@ -1026,7 +1108,11 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	}
 
 	mutex_unlock(&umm->lock);
+	mutex_unlock(&parent->lock);
 	mmap_read_unlock(mm);
+out:
+	list_for_each_entry_safe(c, tmp, &spare, mm_link)
+		kfree(c);
 }
 
 /**
@@ -1087,7 +1173,7 @@ int user_enabler_check(struct user_enabler *e)
  * hold for long: never under event_mutex, which every tracer waits on.
  *
  * Context: no lock held.
- * Return: 0, or -EFAULT.
+ * Return: 0, -EFAULT, or -EINTR (a fatal signal).
  */
 int user_word_check(unsigned long addr)
 {
@@ -1096,7 +1182,8 @@ int user_word_check(unsigned long addr)
 	bool ok;
 
 	lockdep_assert_not_held(&event_mutex);
-	mmap_read_lock(mm);
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
 	ok = user_word_vma_ok(vma_lookup(mm, addr));
 	mmap_read_unlock(mm);
 	return ok ? 0 : -EFAULT;

@@ -254,6 +254,8 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	e->addr = addr;
 	e->bit = bit;
 	e->size = reg.enable_size;
+	/* until user_enabler_fault_in_new() writes its bit */
+	e->unchecked = true;
 
 	/* before an event is made for it, and out of event_mutex */
 	ret = user_word_check(addr);
@@ -261,8 +263,8 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 		return ret;
 
 	umm = user_event_mm_find_or_create();
-	if (!umm)
-		return -ENOMEM;
+	if (IS_ERR(umm))
+		return PTR_ERR(umm);
 
 	if (reg.flags & USER_EVENT_REG_PERSIST)
 		how |= UE_REG_PERSIST;

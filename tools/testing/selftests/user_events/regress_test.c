@@ -1479,9 +1479,11 @@ static void rg_log_stack(struct __test_metadata *_metadata, const char *who, pid
 /*
  * A file system of one file, "text", of RG_FUSE_PAGES pages of x86 NOPs,
  * served by a thread of the test through /dev/fuse: its reads wait for the
- * test when it says so. A READ of page 1 while armed is not answered until
- * rg_fuse_release(): what reads it (uprobes copying the probed instruction
- * as it installs the first breakpoint) waits meanwhile.
+ * test when it says so. A READ at hold_off (page 1 unless the test says
+ * otherwise) while armed is not answered until rg_fuse_release(): what
+ * reads it (uprobes copying the probed instruction as it installs the
+ * first breakpoint) waits meanwhile. While eio is set, READs at hold_off
+ * fail with EIO, the held one too.
  */
 #define RG_FUSE_DIR	"/tmp/rg_fuse"
 #define RG_FUSE_FILE	RG_FUSE_DIR "/text"
@@ -1494,8 +1496,11 @@ struct rg_fuse {
 	pthread_t thread;
 	pthread_mutex_t reply_lock;	/* replies come from two threads */
 	int armed;		/* __atomic */
+	__u64 hold_off;		/* __atomic: the READ to hold when armed */
+	int eio;		/* __atomic */
 	int held[2];		/* a pipe: a byte when a READ is held */
 	__u64 held_unique;
+	__u64 held_off;
 	__u32 held_size;
 	int running;
 };
@@ -1613,15 +1618,20 @@ static void *rg_fuse_serve(void *arg)
 			char c = 0;
 
 			if (__atomic_load_n(&f->armed, __ATOMIC_ACQUIRE) &&
-			    r->offset == (__u64)f->page) {
+			    r->offset == __atomic_load_n(&f->hold_off, __ATOMIC_RELAXED)) {
 				/* answered by rg_fuse_release() */
 				__atomic_store_n(&f->armed, 0, __ATOMIC_RELAXED);
 				f->held_unique = in->unique;
+				f->held_off = r->offset;
 				f->held_size = r->size;
 				if (write(f->held[1], &c, 1) == 1)
 					break;
 			}
-			rg_fuse_read_reply(f, in->unique, r->offset, r->size);
+			if (__atomic_load_n(&f->eio, __ATOMIC_ACQUIRE) &&
+			    r->offset == __atomic_load_n(&f->hold_off, __ATOMIC_RELAXED))
+				rg_fuse_reply(f, in->unique, -EIO, NULL, 0);
+			else
+				rg_fuse_read_reply(f, in->unique, r->offset, r->size);
 			break;
 		}
 		case FUSE_FLUSH:
@@ -1647,6 +1657,7 @@ static const char *rg_fuse_start(struct rg_fuse *f)
 
 	memset(f, 0, sizeof(*f));
 	f->page = getpagesize();
+	f->hold_off = f->page;
 	pthread_mutex_init(&f->reply_lock, NULL);
 	if (pipe(f->held))
 		return "pipe";
@@ -1663,10 +1674,26 @@ static const char *rg_fuse_start(struct rg_fuse *f)
 	return NULL;
 }
 
+/*
+ * Mount and serve it for a test: 0, or 1 when the test is to end (skipped
+ * without FUSE, failed if it cannot be mounted)
+ */
+static int rg_fuse_begin(struct __test_metadata *_metadata, struct rg_fuse *f)
+{
+	const char *why = rg_fuse_start(f);
+
+	if (why && f->fd < 0)
+		SKIP(return 1, "%s", why);
+	EXPECT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	return !!why;
+}
+
 /* Answer the READ held, which the test saw come (a byte on f->held) */
 static int rg_fuse_release(struct rg_fuse *f)
 {
-	return rg_fuse_read_reply(f, f->held_unique, f->page, f->held_size);
+	if (__atomic_load_n(&f->eio, __ATOMIC_ACQUIRE))
+		return rg_fuse_reply(f, f->held_unique, -EIO, NULL, 0);
+	return rg_fuse_read_reply(f, f->held_unique, f->held_off, f->held_size);
 }
 
 static void rg_fuse_stop(struct rg_fuse *f)
@@ -1820,17 +1847,14 @@ TEST_F_TIMEOUT(slow, exit_during_uprobe_enable, 300)
 	struct rg_proc t = { 0 }, b = { 0 };
 	struct rg_fuse f;
 	int file, res[2], status, ret = -1;
-	const char *why;
 	pid_t en;
 
 	if (uet_skip(_metadata, 0))
 		return;
 	if (access(TRACEFS "uprobe_events", W_OK))
 		SKIP(return, "no uprobe_events (CONFIG_UPROBE_EVENTS)");
-	why = rg_fuse_start(&f);
-	if (why && f.fd < 0)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	if (rg_fuse_begin(_metadata, &f))
+		return;
 	file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
 	snprintf(probe, sizeof(probe), "p:uprobes/%s %s:0x%lx", RG_UPROBE, RG_FUSE_FILE,
@@ -2952,15 +2976,12 @@ TEST_F_TIMEOUT(slow, enable_word_in_shared_file_refused, 300)
 	long page = getpagesize();
 	int fd, file, mfd;
 	struct rg_fuse f;
-	const char *why;
 	__u32 *w;
 
 	if (uet_skip(_metadata, 0))
 		return;
-	why = rg_fuse_start(&f);
-	if (why && f.fd < 0)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	if (rg_fuse_begin(_metadata, &f))
+		return;
 	fd = open(UE_DATA, O_RDWR);
 	ASSERT_LE(0, fd);
 	file = open(RG_FUSE_FILE, O_RDWR | O_CLOEXEC);
@@ -2996,25 +3017,36 @@ TEST_F_TIMEOUT(slow, enable_word_in_shared_file_refused, 300)
 
 /*
  * The process P of tracer_never_waits_for_mmap_lock, forked: it registers
- * bit 0 of w[0] for rg_mml_a, starts its three threads (a thread made
- * later would wait for the mmap_lock for its stack), says its result, then
- * per byte read on @cmd: 's' maps page 1 of the FUSE file and lets the
- * first thread read it through /proc/self/mem; 'w' lets the second ask for
- * the mmap_lock for writing; 'r' lets the third register bit 0 of w[1]
- * for rg_mml_b; each thread first says its tid. 'j' joins them and says
- * the registration's result; 'q' says w[0] and w[1]; 'x' exits.
+ * bit 0 of w[0] for rg_mml_a (unless @unregistered), starts its four
+ * threads (a thread made later would wait for the mmap_lock for its
+ * stack), says its result, then per byte read on @cmd: 's' maps pages 1
+ * and 0 of the FUSE file and lets the first thread read page 1 through
+ * /proc/self/mem; 'w' lets the second ask for the mmap_lock for writing;
+ * 'r' lets the third register bit 0 of w[1] for rg_mml_b; 'z' lets the
+ * fourth read page 0 as the first read page 1; each thread first says its
+ * tid. 'j' joins the third and says the registration's result; 'q' says
+ * w[0] and w[1]; 'g' says how many SIGUSR1s P handled; 'x' exits.
  */
 struct rg_mml {
 	int cmd, reply;		/* P's ends */
-	int go[3][2];		/* a byte lets thread i go */
+	int go[4][2];		/* a byte lets thread i go */
 	int fd;			/* user_events_data */
 	int file;		/* the FUSE file */
+	int unregistered;	/* no registration before the threads' */
 	long page;
 	__u32 *w;		/* a page of P's own: w[0], w[1] */
 	char *m;		/* page 1 of the file */
+	char *m0;		/* page 0 of the file */
 	char *x;		/* a page for mprotect() */
 	int reg;		/* rg_mml_b's registration */
 };
+
+static int rg_mml_signals;	/* __atomic */
+
+static void rg_mml_on_signal(int sig)
+{
+	__atomic_add_fetch(&rg_mml_signals, 1, __ATOMIC_RELAXED);
+}
 
 static void rg_mml_tell(struct rg_mml *p, int v)
 {
@@ -3032,17 +3064,32 @@ static void rg_mml_wait_go(struct rg_mml *p, int i)
 	rg_mml_tell(p, syscall(SYS_gettid));
 }
 
-static void *rg_mml_read(void *arg)
+/* Read *@m (mapped by then) through /proc/self/mem once thread @i is let go */
+static void rg_mml_read_page(struct rg_mml *p, int i, char **m)
 {
-	struct rg_mml *p = arg;
 	int mem = open("/proc/self/mem", O_RDONLY);
 	char c;
 
-	rg_mml_wait_go(p, 0);
+	rg_mml_wait_go(p, i);
 	/* faults the page in with P's mmap_lock held, and no retry */
-	if (pread(mem, &c, 1, (off_t)(unsigned long)p->m) != 1)
+	if (pread(mem, &c, 1, (off_t)(unsigned long)*m) != 1)
 		_exit(31);
 	close(mem);
+}
+
+static void *rg_mml_read(void *arg)
+{
+	struct rg_mml *p = arg;
+
+	rg_mml_read_page(p, 0, &p->m);
+	return NULL;
+}
+
+static void *rg_mml_read0(void *arg)
+{
+	struct rg_mml *p = arg;
+
+	rg_mml_read_page(p, 3, &p->m0);
 	return NULL;
 }
 
@@ -3067,8 +3114,9 @@ static void *rg_mml_register(void *arg)
 
 static void rg_mml_run(struct rg_mml *p)
 {
-	void *(*fn[3])(void *) = { rg_mml_read, rg_mml_write, rg_mml_register };
-	pthread_t th[3];
+	void *(*fn[4])(void *) = { rg_mml_read, rg_mml_write, rg_mml_register, rg_mml_read0 };
+	struct sigaction sa = { .sa_handler = rg_mml_on_signal };
+	pthread_t th[4];
 	char c;
 	int i;
 
@@ -3077,16 +3125,21 @@ static void rg_mml_run(struct rg_mml *p)
 	p->x = mmap(NULL, p->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p->fd < 0 || p->w == MAP_FAILED || p->x == MAP_FAILED)
 		_exit(33);
-	for (i = 0; i < 3; i++)
+	if (sigaction(SIGUSR1, &sa, NULL))
+		_exit(38);
+	for (i = 0; i < 4; i++)
 		if (pipe(p->go[i]) || pthread_create(&th[i], NULL, fn[i], p))
 			_exit(35);
-	rg_mml_tell(p, uet_register_bits(p->fd, "rg_mml_a u32 v", &p->w[0], 4, 0, 0, NULL));
+	rg_mml_tell(p, p->unregistered ? 0 :
+		    uet_register_bits(p->fd, "rg_mml_a u32 v", &p->w[0], 4, 0, 0, NULL));
 	while (read(p->cmd, &c, 1) == 1) {
 		switch (c) {
 		case 's':
-			/* page 1 alone: no read-around brings page 0 in with it */
+			/* a page each: no read-around brings the other in with it */
 			p->m = mmap(NULL, p->page, PROT_READ, MAP_SHARED, p->file, p->page);
-			if (p->m == MAP_FAILED || madvise(p->m, p->page, MADV_RANDOM))
+			p->m0 = mmap(NULL, p->page, PROT_READ, MAP_SHARED, p->file, 0);
+			if (p->m == MAP_FAILED || madvise(p->m, p->page, MADV_RANDOM) ||
+			    p->m0 == MAP_FAILED || madvise(p->m0, p->page, MADV_RANDOM))
 				_exit(34);
 			i = 0;
 			break;
@@ -3096,14 +3149,19 @@ static void rg_mml_run(struct rg_mml *p)
 		case 'r':
 			i = 2;
 			break;
+		case 'z':
+			i = 3;
+			break;
 		case 'j':
-			for (i = 0; i < 3; i++)
-				pthread_join(th[i], NULL);
+			pthread_join(th[2], NULL);
 			rg_mml_tell(p, p->reg);
 			continue;
 		case 'q':
 			rg_mml_tell(p, __atomic_load_n(&p->w[0], __ATOMIC_RELAXED));
 			rg_mml_tell(p, __atomic_load_n(&p->w[1], __ATOMIC_RELAXED));
+			continue;
+		case 'g':
+			rg_mml_tell(p, __atomic_load_n(&rg_mml_signals, __ATOMIC_RELAXED));
 			continue;
 		default:
 			_exit(0);
@@ -3167,6 +3225,29 @@ static int rg_mml_enable(struct __test_metadata *_metadata, struct rg_fuse *f,
 	return back && !ret;
 }
 
+/* Fork P (rg_mml_run()); the test's ends: @to[1], @from[0]. P's pid, or -1 */
+static pid_t rg_mml_fork(struct rg_mml *p, struct rg_fuse *f, int to[2], int from[2])
+{
+	pid_t pid;
+
+	if (pipe(to))
+		return -1;
+	if (pipe(from))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(f->fd);
+		close(to[1]);
+		close(from[0]);
+		p->cmd = to[0];
+		p->reply = from[1];
+		rg_mml_run(p);
+	}
+	close(to[0]);
+	close(from[1]);
+	return pid;
+}
+
 /*
  * Failure: a tracer waited for the mmap_lock of the process whose bit its
  * attach or detach updates, as long as that process liked, under
@@ -3190,33 +3271,18 @@ TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
 	int to[2], from[2], tid, v[2] = { -1, -1 }, status;
 	struct rg_mml p = { 0 };
 	struct rg_fuse f;
-	const char *why;
 	char held;
 	pid_t pid;
 
 	if (uet_skip(_metadata, 0))
 		return;
-	why = rg_fuse_start(&f);
-	if (why && f.fd < 0)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(NULL, why) TH_LOG("%s: %s", why, strerror(errno));
+	if (rg_fuse_begin(_metadata, &f))
+		return;
 	p.page = f.page;
 	p.file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, p.file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
-	ASSERT_EQ(0, pipe(to));
-	ASSERT_EQ(0, pipe(from));
-	pid = fork();
+	pid = rg_mml_fork(&p, &f, to, from);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(f.fd);
-		close(to[1]);
-		close(from[0]);
-		p.cmd = to[0];
-		p.reply = from[1];
-		rg_mml_run(&p);
-	}
-	close(to[0]);
-	close(from[1]);
 	ASSERT_TRUE(rg_wait_readable(from[0], 60000));
 	ASSERT_EQ(sizeof(int), read(from[0], v, sizeof(int)));
 	ASSERT_EQ(0, v[0]) TH_LOG("P's registration: %s", strerror(-v[0]));
@@ -3260,6 +3326,175 @@ TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
 	rg_fuse_stop(&f);
 	EXPECT_TRUE(uet_wait_gone("user_events", "rg_mml_a", UE_WAIT_MS));
 	EXPECT_TRUE(uet_wait_gone("user_events", "rg_mml_b", UE_WAIT_MS));
+}
+
+/*
+ * Failure: a registration interrupted by a signal as it made the process's
+ * first enable bit (mmu_notifier_register() gives up then) handed the
+ * notifier to a worker, which waited for the process's mmap_lock for as
+ * long as any of its threads held it, one worker of the machine's per
+ * registration, and the registering thread with it, its signal unhandled.
+ * Process P, which has no enable bit yet: a thread reads page 1 of the
+ * FUSE file through /proc/self/mem, holding P's mmap_lock while the test
+ * holds that READ; a second thread registers, and waits for the lock for
+ * writing; the test sends it SIGUSR1 meanwhile; a third thread reads page
+ * 0 the same way, queued behind it. The test answers the first READ and
+ * holds the second: the registration gives up under the third thread's
+ * hold, and P must handle the signal while that READ is held (the
+ * registration is made again, the call restarted). Once it is answered,
+ * the registration succeeds.
+ */
+TEST_F_TIMEOUT(slow, first_registration_handles_a_signal_at_once, 300)
+{
+	int to[2], from[2], tid, v[2] = { -1, -1 }, status;
+	struct rg_mml p = { .unregistered = 1 };
+	struct rg_fuse f;
+	char held;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	if (rg_fuse_begin(_metadata, &f))
+		return;
+	p.page = f.page;
+	p.file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, p.file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
+	pid = rg_mml_fork(&p, &f, to, from);
+	ASSERT_LE(0, pid);
+	ASSERT_TRUE(rg_wait_readable(from[0], 60000));
+	ASSERT_EQ(sizeof(int), read(from[0], v, sizeof(int)));
+
+	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 's', &tid, 1));
+	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+		TH_LOG("wait expired: P's read of the file's page 1");
+	ASSERT_EQ(1, read(f.held[0], &held, 1));
+	/* the registration waits for the lock for writing, then the signal */
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'r', &tid, 1));
+	ASSERT_TRUE(rg_mml_waits(pid, tid));
+	ASSERT_EQ(0, syscall(SYS_tgkill, pid, tid, SIGUSR1));
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'g', v, 1));
+	ASSERT_EQ(0, v[0]) TH_LOG("P handled the signal while it waited for the lock");
+	/* the third reader, queued behind it */
+	__atomic_store_n(&f.hold_off, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'z', &tid, 1));
+	ASSERT_TRUE(rg_mml_waits(pid, tid));
+
+	ASSERT_EQ(0, rg_fuse_release(&f));
+	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+		TH_LOG("wait expired: P's read of the file's page 0");
+	ASSERT_EQ(1, read(f.held[0], &held, 1));
+	/* the lock is the third reader's, as long as the test likes */
+	EXPECT_TRUE(ue_wait_for(UE_WAIT_MS,
+				!rg_mml_ask(to[1], from[0], 'g', v, 1) && v[0] == 1,
+				"P to handle the signal (handled: %d)", v[0]))
+		TH_LOG("the registration waited with the signal pending");
+
+	ASSERT_EQ(0, rg_fuse_release(&f));
+	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'j', v, 1));
+	EXPECT_EQ(0, v[0]) TH_LOG("P's registration: %s", strerror(-v[0]));
+	ASSERT_EQ(1, write(to[1], "x", 1));
+	status = rg_wait_pid(pid, 60000);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("P: %#x", status);
+	close(to[1]);
+	close(from[0]);
+	close(p.file);
+	rg_fuse_stop(&f);
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_mml_b", UE_WAIT_MS));
+}
+
+struct rg_fkr {
+	int fd;			/* user_events_data */
+	__u32 *w;		/* the word: page 1 of the FUSE file, private */
+	int ret;		/* the registration's */
+};
+
+static void *rg_fkr_register(void *arg)
+{
+	struct rg_fkr *r = arg;
+
+	r->ret = uet_register_bits(r->fd, "rg_fkr u32 v", r->w, 4, 0, 0, NULL);
+	return NULL;
+}
+
+/*
+ * Failure: a fork() while a thread registered an enable bit copied the
+ * new enabler into the child before the registration had checked its
+ * word, and the child kept the copy when the registration then failed:
+ * the child's word was kept up to date for a bit its parent was told it
+ * does not have. Thread R registers bit 0 of a word in a private mapping
+ * of page 1 of the FUSE file: faulting it in reads the page, whose READ
+ * the test holds (the fault waits without the mmap_lock). The test forks
+ * meanwhile, then answers the READ with EIO: R's registration fails with
+ * EFAULT. The child, asked after, has no copy of the bit: DIAG_IOCSUNREG
+ * of it fails with ENOENT.
+ */
+TEST_F_TIMEOUT(slow, fork_during_registration_copies_no_unchecked_bit, 300)
+{
+	int res[2], go[2], ret = -1, file, status;
+	struct rg_fkr r = { .ret = 1 };
+	struct rg_fuse f;
+	pthread_t th;
+	char held;
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	if (rg_fuse_begin(_metadata, &f))
+		return;
+	file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
+	r.w = mmap(NULL, f.page, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, f.page);
+	ASSERT_NE(MAP_FAILED, r.w);
+	/* page 1 alone: read when the registration faults it in */
+	ASSERT_EQ(0, madvise(r.w, f.page, MADV_RANDOM));
+	r.fd = open(UE_DATA, O_RDWR);
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(0, pipe(res));
+	ASSERT_EQ(0, pipe(go));
+
+	__atomic_store_n(&f.eio, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_fkr_register, &r));
+	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+		TH_LOG("wait expired: the registration's READ of the word's page");
+	ASSERT_EQ(1, read(f.held[0], &held, 1));
+	/* R waits in the registration, its enabler made, its word unchecked */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char c;
+
+		close(f.fd);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		ret = uet_unregister_bits(r.fd, r.w, 0);
+		_exit(write(res[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 3);
+	}
+	ASSERT_EQ(0, rg_fuse_release(&f));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EFAULT, r.ret);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_TRUE(rg_wait_readable(res[0], 60000));
+	ASSERT_EQ(sizeof(ret), read(res[0], &ret, sizeof(ret)));
+	EXPECT_EQ(-ENOENT, ret) TH_LOG("the child has a copy of the refused bit");
+	status = rg_wait_pid(pid, 60000);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("child: %#x", status);
+	/* and the parent has none */
+	EXPECT_EQ(-ENOENT, uet_unregister_bits(r.fd, r.w, 0));
+
+	__atomic_store_n(&f.eio, 0, __ATOMIC_RELEASE);
+	close(r.fd);
+	munmap(r.w, f.page);
+	close(file);
+	close(res[0]);
+	close(res[1]);
+	close(go[0]);
+	close(go[1]);
+	rg_fuse_stop(&f);
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_fkr", UE_WAIT_MS));
 }
 
 /* Bytes of @key in memory.stat of cgroup @cg; -1 if it cannot be read */
