@@ -453,9 +453,10 @@ struct user_enabler {
 	bool			unmapped;
 	/*
 	 * Registered, its word not checked and written yet under its process's
-	 * mmap_lock (user_enabler_fault_in_new()): no consumer writes its bit
-	 * and no fork() copies it meanwhile. Cleared under umm->lock and ue's
-	 * enablers_lock.
+	 * mmap_lock (user_enabler_fault_in_new()): no consumer writes its bit,
+	 * no fork() copies it, DIAG_IOCSUNREG does not find it and a new
+	 * registration does not replace it meanwhile. Cleared under umm->lock
+	 * and ue's enablers_lock.
 	 */
 	bool			unchecked;
 	/* told apart from a later enabler of the same bit; umm->lock */

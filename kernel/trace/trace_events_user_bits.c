@@ -415,10 +415,12 @@ static int user_enabler_write_new(struct user_event_mm *umm,
 	if (READ_ONCE(e->unmapped))
 		return -EFAULT;
 	guard(mutex)(&e->ue->enablers_lock);
-	/* checked: consumers and fork() see it from now on */
-	e->unchecked = false;
-	return user_enabler_write_locked(e, user_event_status(e->ue)) ?
-	       -EAGAIN : 0;
+	/* written: consumers and fork() see it from now on */
+	WRITE_ONCE(e->unchecked, false);
+	if (!user_enabler_write_locked(e, user_event_status(e->ue)))
+		return 0;
+	WRITE_ONCE(e->unchecked, true);
+	return -EAGAIN;
 }
 
 /**
@@ -661,9 +663,10 @@ void user_event_update_enablers(struct user_event *ue)
  * @id: the enabler's id, as registered
  *
  * For the registration of the enabler (@addr, @bit), whose tries to write
- * its bit (user_enabler_fault_in_new()) all found the page gone again:
- * written as a consumer's attach would, on the way back to user space or
- * from the worker.
+ * its bit (user_enabler_fault_in_new()) all found the page gone again,
+ * its word checked each time: no longer unchecked, its bit written as a
+ * consumer's attach would, on the way back to user space or from the
+ * worker.
  *
  * Context: no lock held.
  */
@@ -677,6 +680,7 @@ void user_enabler_update_new(struct user_event_mm *umm, unsigned long addr,
 	if (!e || e->id != id || !e->ue)
 		return;
 	guard(mutex)(&e->ue->enablers_lock);
+	WRITE_ONCE(e->unchecked, false);
 	user_enabler_update(e);
 }
 
@@ -692,21 +696,26 @@ struct user_event_mm_notifier_work {
 };
 
 /*
- * The worker does not wait for the mmap_lock: another process may hold it
- * (a read of the child's /proc/PID/mem) as long as it likes, and parking
- * workers of system_unbound_wq would hold up everyone's
+ * mmap_write_lock() that does not wait, which mmap_lock.h has not: as
+ * mmap_write_lock_killable() takes it, for mmap_write_unlock()
  */
-/* mmap_read_trylock() for writing, which mmap_lock.h has not */
 static bool user_mmap_write_trylock(struct mm_struct *mm)
 {
 	bool ret;
 
 	__mmap_lock_trace_start_locking(mm, true);
 	ret = down_write_trylock(&mm->mmap_lock);
+	if (ret)
+		mm_lock_seqcount_begin(mm);
 	__mmap_lock_trace_acquire_returned(mm, true, ret);
 	return ret;
 }
 
+/*
+ * The worker does not wait for the mmap_lock: another process may hold it
+ * (a read of the child's /proc/PID/mem) as long as it likes, and parking
+ * workers of system_unbound_wq would hold up everyone's
+ */
 static void user_event_mm_notifier_fn(struct work_struct *work)
 {
 	struct user_event_mm_notifier_work *w =
@@ -725,6 +734,28 @@ static void user_event_mm_notifier_fn(struct work_struct *work)
 	w->ret = __mmu_notifier_register(w->mn, w->mm);
 	mmap_write_unlock(w->mm);
 	complete(&w->done);
+}
+
+/*
+ * mmu_notifier_register() with the caller's signals blocked, but SIGKILL
+ * and SIGSTOP, which cannot be: mm_take_all_locks() gives up with -EINTR
+ * as soon as a signal is pending, and a process that gets signals more
+ * often than its mappings can be walked (a profiling timer) would never
+ * have its notifier. They are handled once it is registered. What still
+ * interrupts it (a fatal signal, SIGSTOP, the freezer, task work that
+ * takes the signal path) leaves -EINTR.
+ */
+static int user_event_mm_notifier_register(struct mmu_notifier *mn,
+					   struct mm_struct *mm)
+{
+	sigset_t old = current->blocked, all;
+	int ret;
+
+	sigfillset(&all);
+	set_current_blocked(&all);
+	ret = mmu_notifier_register(mn, mm);
+	set_current_blocked(&old);
+	return ret;
 }
 
 /* A child's memory (@mm): user_event_mm_alloc() */
@@ -748,12 +779,12 @@ static int user_event_mm_notifier_register_child(struct mmu_notifier *mn,
  * memory (@child false), or a new child's in fork(), which does not run
  * yet. Takes @mm's mmap_lock for writing: not under event_mutex.
  *
- * mmu_notifier_register() gives up with -EINTR when the caller has a
- * signal pending (mm_take_all_locks()). A registration then returns
- * -ERESTARTNOINTR: the signal is handled and the call made again. A fork
- * cannot: it is past its last failure path, and a child left without its
- * enablers would keep its bits as the parent's were. A worker has no
- * signals: it registers the child's notifier then, while the parent waits.
+ * When user_event_mm_notifier_register() is interrupted all the same, a
+ * registration returns -ERESTARTNOINTR: the stop, the freeze or the task
+ * work runs and the call is made again. A fork cannot: it is past its
+ * last failure path, and a child left without its enablers would keep its
+ * bits as the parent's were. A worker has no signals: it registers the
+ * child's notifier then, while the parent waits.
  */
 static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
 						 bool child)
@@ -771,7 +802,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
 	refcount_set(&umm->refs, 1);
 	INIT_WORK(&umm->free_work, user_event_mm_free_work);
 	umm->mn.ops = &user_event_mm_ops;
-	ret = mmu_notifier_register(&umm->mn, mm);
+	ret = user_event_mm_notifier_register(&umm->mn, mm);
 	if (ret == -EINTR)
 		ret = child ? user_event_mm_notifier_register_child(&umm->mn, mm) :
 			      -ERESTARTNOINTR;
@@ -830,7 +861,7 @@ static bool user_event_mm_add(struct user_event_mm *umm)
  *
  * Context: the registering task; sleeps (allocates, registers a notifier).
  * Return: the enable bits; ERR_PTR(-ENOMEM), or ERR_PTR(-ERESTARTNOINTR)
- * when a signal came first (handled, then the call made again).
+ * when a stop or the freezer came first (the call is then made again).
  */
 struct user_event_mm *user_event_mm_find_or_create(void)
 {
@@ -1041,8 +1072,8 @@ static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
  * not wait for registrations, deletions and consumers of every event. The
  * copies are allocated before, one per enabler the parent has then: the
  * parent's lock, which a tracer's update of its bits takes, is not held
- * across up to USER_EVENT_MAX_ENABLERS allocations (and their reclaim).
- * Enablers registered meanwhile are not copied, as if registered after.
+ * across up to USER_EVENT_MAX_ENABLERS of them. Enablers registered
+ * meanwhile may not be copied, as if registered after.
  */
 static void user_event_mm_dup(struct user_event_mm *parent,
 			      struct mm_struct *mm)
@@ -1155,7 +1186,9 @@ int user_enabler_check(struct user_enabler *e)
 
 	lockdep_assert_held(&event_mutex);
 	old = user_enabler_find(umm, e->addr, e->bit);
-	stale = old && old->unmapped && !old->unregistering;
+	/* ->unchecked changes under @umm->lock: either value will do */
+	stale = old && old->unmapped && !old->unregistering &&
+		!READ_ONCE(old->unchecked);
 	if (old && !stale)
 		return -EADDRINUSE;
 	if (umm->nr_enablers - stale >= USER_EVENT_MAX_ENABLERS)
@@ -1208,8 +1241,12 @@ int user_enabler_prepare(struct user_enabler *e)
 	/* umm's list and nr_enablers change under event_mutex too */
 	lockdep_assert_held(&event_mutex);
 	old = user_enabler_find(umm, e->addr, e->bit);
-	/* a word unmapped since: the new one at that address replaces it */
-	if (old && old->unmapped && !old->unregistering) {
+	/*
+	 * a word unmapped since: the new one at that address replaces it, once
+	 * its own registration is done with it (which then fails with EFAULT)
+	 */
+	if (old && old->unmapped && !old->unregistering &&
+	    !READ_ONCE(old->unchecked)) {
 		user_enabler_remove(old);
 		old = NULL;
 	}

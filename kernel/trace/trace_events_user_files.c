@@ -300,8 +300,11 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 	}
 
 	if (put_user(widx, (u32 __user *)(uarg +
-			offsetof(struct user_reg, write_index))))
+			offsetof(struct user_reg, write_index)))) {
+		/* as any failed registration: no enabler left */
+		user_enabler_drop_new(umm, addr, bit, id);
 		return -EFAULT;
+	}
 	return 0;
 }
 
@@ -363,6 +366,9 @@ static long user_data_ioctl_unreg(struct file *file,
 		 * registration at the address does not replace it
 		 */
 		guard(mutex)(&e->umm->lock);
+		/* nor one whose registration has not written its bit yet */
+		if (e->unchecked)
+			return -ENOENT;
 		guard(mutex)(&e->ue->enablers_lock);
 		e->unregistering = true;
 	}

@@ -1437,13 +1437,15 @@ static int rg_wait_readable(int fd, long base_ms)
 	long long end = ue_now_us() + ue_scale_ms(base_ms) * 1000LL, left;
 	int n;
 
-	while ((left = end - ue_now_us()) > 0) {
-		n = poll(&p, 1, (int)(left / 1000) + 1);
+	/* polled once at least: a wait of 0 says whether it is readable now */
+	do {
+		left = end - ue_now_us();
+		n = poll(&p, 1, left > 0 ? (int)(left / 1000) + 1 : 0);
 		if (n > 0)
 			return 1;
 		if (n < 0 && errno != EINTR)
 			return 0;
-	}
+	} while (end - ue_now_us() > 0);
 	return 0;
 }
 
@@ -3225,12 +3227,18 @@ static int rg_mml_enable(struct __test_metadata *_metadata, struct rg_fuse *f,
 	return back && !ret;
 }
 
-/* Fork P (rg_mml_run()); the test's ends: @to[1], @from[0]. P's pid, or -1 */
-static pid_t rg_mml_fork(struct rg_mml *p, struct rg_fuse *f, int to[2], int from[2])
+/*
+ * Open the FUSE file and fork P (rg_mml_run()); the test's ends: @to[1],
+ * @from[0]. P's pid once it said its first result (in *@first), or -1
+ */
+static pid_t rg_mml_start(struct rg_mml *p, struct rg_fuse *f, int to[2], int from[2],
+			  int *first)
 {
 	pid_t pid;
 
-	if (pipe(to))
+	p->page = f->page;
+	p->file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
+	if (p->file < 0 || pipe(to))
 		return -1;
 	if (pipe(from))
 		return -1;
@@ -3245,7 +3253,22 @@ static pid_t rg_mml_fork(struct rg_mml *p, struct rg_fuse *f, int to[2], int fro
 	}
 	close(to[0]);
 	close(from[1]);
+	if (pid < 0 || !rg_wait_readable(from[0], 60000) ||
+	    read(from[0], first, sizeof(*first)) != sizeof(*first))
+		return -1;
 	return pid;
+}
+
+/* Let P's first thread read page 1, and hold that READ: 0, or -1 */
+static int rg_mml_hold(struct rg_fuse *f, int cmd, int reply)
+{
+	char held;
+	int tid;
+
+	__atomic_store_n(&f->armed, 1, __ATOMIC_RELEASE);
+	if (rg_mml_ask(cmd, reply, 's', &tid, 1) || !rg_wait_readable(f->held[0], 60000))
+		return -1;
+	return read(f->held[0], &held, 1) == 1 ? 0 : -1;
 }
 
 /*
@@ -3271,28 +3294,19 @@ TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
 	int to[2], from[2], tid, v[2] = { -1, -1 }, status;
 	struct rg_mml p = { 0 };
 	struct rg_fuse f;
-	char held;
 	pid_t pid;
 
 	if (uet_skip(_metadata, 0))
 		return;
 	if (rg_fuse_begin(_metadata, &f))
 		return;
-	p.page = f.page;
-	p.file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, p.file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
-	pid = rg_mml_fork(&p, &f, to, from);
-	ASSERT_LE(0, pid);
-	ASSERT_TRUE(rg_wait_readable(from[0], 60000));
-	ASSERT_EQ(sizeof(int), read(from[0], v, sizeof(int)));
+	pid = rg_mml_start(&p, &f, to, from, v);
+	ASSERT_LE(0, pid) TH_LOG("starting P: %s", strerror(errno));
 	ASSERT_EQ(0, v[0]) TH_LOG("P's registration: %s", strerror(-v[0]));
 
 	/* P's reader holds its mmap_lock, waiting for the READ the test holds */
-	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
-	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 's', &tid, 1));
-	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+	ASSERT_EQ(0, rg_mml_hold(&f, to[1], from[0]))
 		TH_LOG("wait expired: P's read of the file's page 1");
-	ASSERT_EQ(1, read(f.held[0], &held, 1));
 	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'w', &tid, 1));
 	ASSERT_TRUE(rg_mml_waits(pid, tid));
 
@@ -3329,24 +3343,24 @@ TEST_F_TIMEOUT(slow, tracer_never_waits_for_mmap_lock, 300)
 }
 
 /*
- * Failure: a registration interrupted by a signal as it made the process's
- * first enable bit (mmu_notifier_register() gives up then) handed the
- * notifier to a worker, which waited for the process's mmap_lock for as
- * long as any of its threads held it, one worker of the machine's per
- * registration, and the registering thread with it, its signal unhandled.
- * Process P, which has no enable bit yet: a thread reads page 1 of the
- * FUSE file through /proc/self/mem, holding P's mmap_lock while the test
- * holds that READ; a second thread registers, and waits for the lock for
- * writing; the test sends it SIGUSR1 meanwhile; a third thread reads page
- * 0 the same way, queued behind it. The test answers the first READ and
- * holds the second: the registration gives up under the third thread's
- * hold, and P must handle the signal while that READ is held (the
- * registration is made again, the call restarted). Once it is answered,
- * the registration succeeds.
+ * Failure: a signal that came as a process's first registration made its
+ * mmu notifier (mm_take_all_locks() gives up while one is pending) made
+ * the registration hand the notifier to a worker, which waited for the
+ * process's mmap_lock for as long as any of its threads held it (one
+ * worker of the machine's per registration), the registering thread
+ * waiting with it, its signal unhandled. Process P, which has no enable
+ * bit yet: a thread reads page 1 of the FUSE file through /proc/self/mem,
+ * holding P's mmap_lock while the test holds that READ; a second thread
+ * registers, and waits for the lock for writing; the test sends it
+ * SIGUSR1 meanwhile; a third thread reads page 0 the same way, queued
+ * behind it. The test answers the first READ and holds the second, which
+ * the third thread's hold of the lock waits for: the registration must
+ * succeed and P handle the signal meanwhile (the notifier is made with
+ * signals held off, the signal handled on the way out).
  */
 TEST_F_TIMEOUT(slow, first_registration_handles_a_signal_at_once, 300)
 {
-	int to[2], from[2], tid, v[2] = { -1, -1 }, status;
+	int to[2], from[2], tid, v[2] = { -1, -1 }, status, handled;
 	struct rg_mml p = { .unregistered = 1 };
 	struct rg_fuse f;
 	char held;
@@ -3356,19 +3370,10 @@ TEST_F_TIMEOUT(slow, first_registration_handles_a_signal_at_once, 300)
 		return;
 	if (rg_fuse_begin(_metadata, &f))
 		return;
-	p.page = f.page;
-	p.file = open(RG_FUSE_FILE, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, p.file) TH_LOG("open %s: %s", RG_FUSE_FILE, strerror(errno));
-	pid = rg_mml_fork(&p, &f, to, from);
-	ASSERT_LE(0, pid);
-	ASSERT_TRUE(rg_wait_readable(from[0], 60000));
-	ASSERT_EQ(sizeof(int), read(from[0], v, sizeof(int)));
-
-	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
-	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 's', &tid, 1));
-	ASSERT_TRUE(rg_wait_readable(f.held[0], 60000))
+	pid = rg_mml_start(&p, &f, to, from, v);
+	ASSERT_LE(0, pid) TH_LOG("starting P: %s", strerror(errno));
+	ASSERT_EQ(0, rg_mml_hold(&f, to[1], from[0]))
 		TH_LOG("wait expired: P's read of the file's page 1");
-	ASSERT_EQ(1, read(f.held[0], &held, 1));
 	/* the registration waits for the lock for writing, then the signal */
 	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'r', &tid, 1));
 	ASSERT_TRUE(rg_mml_waits(pid, tid));
@@ -3386,14 +3391,17 @@ TEST_F_TIMEOUT(slow, first_registration_handles_a_signal_at_once, 300)
 		TH_LOG("wait expired: P's read of the file's page 0");
 	ASSERT_EQ(1, read(f.held[0], &held, 1));
 	/* the lock is the third reader's, as long as the test likes */
-	EXPECT_TRUE(ue_wait_for(UE_WAIT_MS,
-				!rg_mml_ask(to[1], from[0], 'g', v, 1) && v[0] == 1,
-				"P to handle the signal (handled: %d)", v[0]))
-		TH_LOG("the registration waited with the signal pending");
-
-	ASSERT_EQ(0, rg_fuse_release(&f));
+	handled = ue_wait_for(UE_WAIT_MS,
+			      !rg_mml_ask(to[1], from[0], 'g', v, 1) && v[0] == 1,
+			      "P to handle the signal (handled: %d)", v[0]);
+	EXPECT_TRUE(handled) TH_LOG("the registration waited with the signal pending");
+	/* and the registration is done: asked after the READ else */
+	if (!handled)
+		ASSERT_EQ(0, rg_fuse_release(&f));
 	ASSERT_EQ(0, rg_mml_ask(to[1], from[0], 'j', v, 1));
 	EXPECT_EQ(0, v[0]) TH_LOG("P's registration: %s", strerror(-v[0]));
+	if (handled)
+		ASSERT_EQ(0, rg_fuse_release(&f));
 	ASSERT_EQ(1, write(to[1], "x", 1));
 	status = rg_wait_pid(pid, 60000);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("P: %#x", status);
@@ -3404,10 +3412,83 @@ TEST_F_TIMEOUT(slow, first_registration_handles_a_signal_at_once, 300)
 	EXPECT_TRUE(uet_wait_gone("user_events", "rg_mml_b", UE_WAIT_MS));
 }
 
+static int rg_storm_alarms;	/* __atomic */
+
+static void rg_storm_on_alarm(int sig)
+{
+	__atomic_add_fetch(&rg_storm_alarms, 1, __ATOMIC_RELAXED);
+}
+
+/* RG_STORM_PAGES mappings of a page each, and a SIGALRM every millisecond */
+#define RG_STORM_PAGES	16384
+
+/*
+ * Failure: a process whose first registration is interrupted by a signal
+ * each time it makes its mmu notifier (mm_take_all_locks() walks every
+ * mapping, and gives up when a signal is pending) never gets its bit,
+ * the call restarted again and again, if its signals come more often than
+ * its mappings can be walked: a profiling timer does that. A child with
+ * RG_STORM_PAGES mappings (every other page made writable, so that none
+ * merge) and an interval timer that sends it SIGALRM every millisecond
+ * registers its first bit: the registration succeeds, the alarms coming
+ * meanwhile handled after it.
+ */
+TEST_F_TIMEOUT(slow, first_registration_under_a_signal_storm, 300)
+{
+	int res[2], v[3] = { -1, -1, -1 }, status, back;
+	long page = getpagesize();
+	pid_t pid;
+
+	if (uet_skip(_metadata, 0))
+		return;
+	ASSERT_EQ(0, pipe(res));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct sigaction sa = { .sa_handler = rg_storm_on_alarm };
+		struct itimerval every = { { 0, 1000 }, { 0, 1000 } }, off = { 0 };
+		int fd = open(UE_DATA, O_RDWR), k;
+		char *area = mmap(NULL, RG_STORM_PAGES * page, PROT_READ,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		__u32 *word = mmap(NULL, page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (fd < 0 || area == MAP_FAILED || word == MAP_FAILED ||
+		    sigaction(SIGALRM, &sa, NULL))
+			_exit(2);
+		for (k = 0; k < RG_STORM_PAGES; k += 2)
+			if (mprotect(area + k * page, page, PROT_READ | PROT_WRITE))
+				_exit(3);
+		if (setitimer(ITIMER_REAL, &every, NULL))
+			_exit(4);
+		v[1] = __atomic_load_n(&rg_storm_alarms, __ATOMIC_RELAXED);
+		v[0] = uet_register_bits(fd, "rg_storm u32 v", word, 4, 0, 0, NULL);
+		v[2] = __atomic_load_n(&rg_storm_alarms, __ATOMIC_RELAXED);
+		setitimer(ITIMER_REAL, &off, NULL);
+		_exit(write(res[1], v, sizeof(v)) == sizeof(v) ? 0 : 5);
+	}
+	close(res[1]);
+	back = rg_wait_readable(res[0], UE_WAIT_MS);
+	EXPECT_TRUE(back) TH_LOG("wait expired: the registration under a storm of signals");
+	if (back) {
+		ASSERT_EQ(sizeof(v), read(res[0], v, sizeof(v)));
+		EXPECT_EQ(0, v[0]) TH_LOG("the registration: %s", strerror(-v[0]));
+		/* the storm was on while it ran */
+		EXPECT_LT(v[1], v[2]) TH_LOG("alarms: %d before, %d after", v[1], v[2]);
+	} else {
+		kill(pid, SIGKILL);
+	}
+	status = rg_wait_pid(pid, 60000);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("child: %#x", status);
+	close(res[0]);
+	EXPECT_TRUE(uet_wait_gone("user_events", "rg_storm", UE_WAIT_MS));
+}
+
 struct rg_fkr {
 	int fd;			/* user_events_data */
 	__u32 *w;		/* the word: page 1 of the FUSE file, private */
 	int ret;		/* the registration's */
+	int unreg[2];		/* a pipe: the unregistration's result */
 };
 
 static void *rg_fkr_register(void *arg)
@@ -3415,6 +3496,16 @@ static void *rg_fkr_register(void *arg)
 	struct rg_fkr *r = arg;
 
 	r->ret = uet_register_bits(r->fd, "rg_fkr u32 v", r->w, 4, 0, 0, NULL);
+	return NULL;
+}
+
+static void *rg_fkr_unregister(void *arg)
+{
+	struct rg_fkr *r = arg;
+	int ret = uet_unregister_bits(r->fd, r->w, 0);
+
+	if (write(r->unreg[1], &ret, sizeof(ret)) != sizeof(ret))
+		_exit(40);
 	return NULL;
 }
 
@@ -3428,14 +3519,16 @@ static void *rg_fkr_register(void *arg)
  * the test holds (the fault waits without the mmap_lock). The test forks
  * meanwhile, then answers the READ with EIO: R's registration fails with
  * EFAULT. The child, asked after, has no copy of the bit: DIAG_IOCSUNREG
- * of it fails with ENOENT.
+ * of it fails with ENOENT. Nor does another thread of the test's find it
+ * while R waits: its DIAG_IOCSUNREG fails with ENOENT at once, rather
+ * than clear a bit in a word nobody checked (it would wait for the page).
  */
 TEST_F_TIMEOUT(slow, fork_during_registration_copies_no_unchecked_bit, 300)
 {
-	int res[2], go[2], ret = -1, file, status;
+	int res[2], go[2], ret = -1, file, status, back;
 	struct rg_fkr r = { .ret = 1 };
 	struct rg_fuse f;
-	pthread_t th;
+	pthread_t th, un;
 	char held;
 	pid_t pid;
 
@@ -3453,6 +3546,7 @@ TEST_F_TIMEOUT(slow, fork_during_registration_copies_no_unchecked_bit, 300)
 	ASSERT_LE(0, r.fd);
 	ASSERT_EQ(0, pipe(res));
 	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(r.unreg));
 
 	__atomic_store_n(&f.eio, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&f.armed, 1, __ATOMIC_RELEASE);
@@ -3472,9 +3566,15 @@ TEST_F_TIMEOUT(slow, fork_during_registration_copies_no_unchecked_bit, 300)
 		ret = uet_unregister_bits(r.fd, r.w, 0);
 		_exit(write(res[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 3);
 	}
+	ASSERT_EQ(0, pthread_create(&un, NULL, rg_fkr_unregister, &r));
+	back = rg_wait_readable(r.unreg[0], 60000);
+	EXPECT_TRUE(back) TH_LOG("wait expired: the unregistration waited for the word");
 	ASSERT_EQ(0, rg_fuse_release(&f));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(-EFAULT, r.ret);
+	ASSERT_EQ(0, pthread_join(un, NULL));
+	ASSERT_EQ(sizeof(ret), read(r.unreg[0], &ret, sizeof(ret)));
+	EXPECT_EQ(-ENOENT, ret) TH_LOG("the unregistration found the unchecked bit");
 
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_TRUE(rg_wait_readable(res[0], 60000));
@@ -3493,6 +3593,8 @@ TEST_F_TIMEOUT(slow, fork_during_registration_copies_no_unchecked_bit, 300)
 	close(res[1]);
 	close(go[0]);
 	close(go[1]);
+	close(r.unreg[0]);
+	close(r.unreg[1]);
 	rg_fuse_stop(&f);
 	EXPECT_TRUE(uet_wait_gone("user_events", "rg_fkr", UE_WAIT_MS));
 }
