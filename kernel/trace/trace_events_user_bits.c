@@ -407,20 +407,22 @@ static int user_enabler_write_new(struct user_event_mm *umm,
 				  unsigned long addr, u8 bit, u32 id)
 {
 	struct user_enabler *e;
+	unsigned long uaddr;
+	u32 mask;
 
 	guard(mutex)(&umm->lock);
 	e = user_enabler_find(umm, addr, bit);
-	if (!e || e->id != id || !e->ue)
-		return 0;
-	if (READ_ONCE(e->unmapped))
+	/* nothing else removes it while unchecked: as if unmapped */
+	if (!e || e->id != id || !e->ue || READ_ONCE(e->unmapped))
 		return -EFAULT;
 	guard(mutex)(&e->ue->enablers_lock);
+	uaddr = user_word_of_bit(addr, e->size, bit, &mask);
+	if (user_word_update(umm->mm, uaddr, mask, user_event_status(e->ue),
+			     false))
+		return -EAGAIN;
 	/* written: consumers and fork() see it from now on */
 	WRITE_ONCE(e->unchecked, false);
-	if (!user_enabler_write_locked(e, user_event_status(e->ue)))
-		return 0;
-	WRITE_ONCE(e->unchecked, true);
-	return -EAGAIN;
+	return 0;
 }
 
 /**
@@ -441,13 +443,12 @@ static int user_enabler_write_new(struct user_event_mm *umm,
  * that was remapped before it was watched.
  *
  * Context: no lock held (the fault may wait).
- * Return: 0 when done, or when there is nothing to write (unregistered
- * meanwhile); -EAGAIN when it should be tried again (the page went again
- * before the write; after the last try, see user_enabler_update_new());
- * -EFAULT when the word is not mapped writable where it may be, or
- * unmapped meanwhile, or the errno of its fault (-EFAULT: a page past the
- * end of its file, say; -ENOMEM; -EINTR: a fatal signal), nothing then
- * written.
+ * Return: 0 when done; -EAGAIN when it should be tried again (the page
+ * went again before the write; after the last try, see
+ * user_enabler_update_new()); -EFAULT when the word is not mapped writable
+ * where it may be, or unmapped meanwhile, or the errno of its fault
+ * (-EFAULT: a page past the end of its file, say; -ENOMEM; -EINTR: a
+ * fatal signal), nothing then written.
  */
 int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
 			      u8 bit, u32 id)
@@ -461,9 +462,9 @@ int user_enabler_fault_in_new(struct user_event_mm *umm, unsigned long addr,
 
 	scoped_guard(mutex, &umm->lock) {
 		e = user_enabler_find(umm, addr, bit);
-		/* unregistered, and maybe registered anew, by another thread */
+		/* nothing else removes it while unchecked: as if unmapped */
 		if (!e || e->id != id)
-			return 0;
+			return -EFAULT;
 		uaddr = user_word_of_bit(addr, e->size, bit, &mask);
 	}
 	if (mmap_read_lock_killable(mm))
@@ -737,13 +738,14 @@ static void user_event_mm_notifier_fn(struct work_struct *work)
 }
 
 /*
- * mmu_notifier_register() with the caller's signals blocked, but SIGKILL
- * and SIGSTOP, which cannot be: mm_take_all_locks() gives up with -EINTR
- * as soon as a signal is pending, and a process that gets signals more
- * often than its mappings can be walked (a profiling timer) would never
- * have its notifier. They are handled once it is registered. What still
- * interrupts it (a fatal signal, SIGSTOP, the freezer, task work that
- * takes the signal path) leaves -EINTR.
+ * mmu_notifier_register(), the mmap_lock taken killably, with the caller's
+ * signals blocked (but SIGKILL and SIGSTOP, which cannot be) and task work
+ * kept from taking the signal path (io_uring's completions):
+ * mm_take_all_locks() gives up with -EINTR as soon as a signal is pending,
+ * and a process that gets signals or completions more often than its
+ * mappings can be walked (a profiling timer) would never have its
+ * notifier. They are handled once it is registered. What still interrupts
+ * it (a fatal signal, a stop, the freezer) leaves -EINTR.
  */
 static int user_event_mm_notifier_register(struct mmu_notifier *mn,
 					   struct mm_struct *mm)
@@ -753,7 +755,13 @@ static int user_event_mm_notifier_register(struct mmu_notifier *mn,
 
 	sigfillset(&all);
 	set_current_blocked(&all);
-	ret = mmu_notifier_register(mn, mm);
+	scoped_guard(no_notify_signal) {
+		ret = mmap_write_lock_killable(mm);
+		if (!ret) {
+			ret = __mmu_notifier_register(mn, mm);
+			mmap_write_unlock(mm);
+		}
+	}
 	set_current_blocked(&old);
 	return ret;
 }
@@ -780,8 +788,9 @@ static int user_event_mm_notifier_register_child(struct mmu_notifier *mn,
  * yet. Takes @mm's mmap_lock for writing: not under event_mutex.
  *
  * When user_event_mm_notifier_register() is interrupted all the same, a
- * registration returns -ERESTARTNOINTR: the stop, the freeze or the task
- * work runs and the call is made again. A fork cannot: it is past its
+ * registration returns -ERESTARTNOINTR (restart_syscall(): the stop may be
+ * over, a SIGCONT ignored, by the time it returns): the stop or the freeze
+ * ends and the call is made again. A fork cannot: it is past its
  * last failure path, and a child left without its enablers would keep its
  * bits as the parent's were. A worker has no signals: it registers the
  * child's notifier then, while the parent waits.
@@ -805,7 +814,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
 	ret = user_event_mm_notifier_register(&umm->mn, mm);
 	if (ret == -EINTR)
 		ret = child ? user_event_mm_notifier_register_child(&umm->mn, mm) :
-			      -ERESTARTNOINTR;
+			      restart_syscall();
 	if (ret) {
 		mmdrop(mm);
 		mutex_destroy(&umm->lock);
@@ -887,7 +896,7 @@ static void user_enabler_add_mm(struct user_enabler *e,
 	e->umm = umm;
 	e->id = ++umm->next_id;
 	list_add_tail_rcu(&e->mm_link, &umm->enablers);
-	umm->nr_enablers++;
+	WRITE_ONCE(umm->nr_enablers, umm->nr_enablers + 1);
 }
 
 /**
@@ -921,7 +930,7 @@ void user_enabler_drop_mm(struct user_enabler *e)
 	lockdep_assert_held(&event_mutex);
 	guard(mutex)(&e->umm->lock);
 	list_del_rcu(&e->mm_link);
-	e->umm->nr_enablers--;
+	WRITE_ONCE(e->umm->nr_enablers, e->umm->nr_enablers - 1);
 	/* the notifier may be looking at it */
 	kfree_rcu(e, rcu);
 }
@@ -949,7 +958,7 @@ static struct user_event *user_enabler_unlink(struct user_enabler *e)
 	lockdep_assert_held(&event_mutex);
 	scoped_guard(mutex, &e->umm->lock) {
 		list_del_rcu(&e->mm_link);
-		e->umm->nr_enablers--;
+		WRITE_ONCE(e->umm->nr_enablers, e->umm->nr_enablers - 1);
 		scoped_guard(mutex, &ue->enablers_lock) {
 			list_del(&e->event_link);
 			/* the fault queued for it finds it gone */
@@ -1073,28 +1082,36 @@ static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
  * copies are allocated before, one per enabler the parent has then: the
  * parent's lock, which a tracer's update of its bits takes, is not held
  * across up to USER_EVENT_MAX_ENABLERS of them. Enablers registered
- * meanwhile may not be copied, as if registered after.
+ * meanwhile may not be copied, as if registered after. The copies and the
+ * child's state are the child's, charged to its memory cgroup (which
+ * CLONE_INTO_CGROUP may have made another than the parent's): at its
+ * limit, the child gets fewer copies, and the kernel log says so.
  */
 static void user_event_mm_dup(struct user_event_mm *parent,
 			      struct mm_struct *mm)
 {
-	unsigned int n = READ_ONCE(parent->nr_enablers);
+	unsigned int n = READ_ONCE(parent->nr_enablers), short_by = 0;
+	struct mem_cgroup *memcg, *old;
 	struct user_enabler *e, *c, *tmp;
 	struct user_event_mm *umm;
 	LIST_HEAD(spare);
 
-	/* the allocator says so when it fails: fewer copies */
+	memcg = get_mem_cgroup_from_mm(mm);
+	old = set_active_memcg(memcg);
 	while (n--) {
-		c = kmalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+		c = kmalloc(sizeof(*c), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!c)
 			break;
 		list_add(&c->mm_link, &spare);
 	}
-	if (list_empty(&spare))
-		return;
-	umm = user_event_mm_alloc(mm, true);
-	if (IS_ERR(umm))
+	umm = list_empty(&spare) ? ERR_PTR(-ENOMEM) :
+				   user_event_mm_alloc(mm, true);
+	set_active_memcg(old);
+	mem_cgroup_put(memcg);
+	if (IS_ERR(umm)) {
+		short_by = READ_ONCE(parent->nr_enablers);
 		goto out;
+	}
 	/* a new memory: nobody else lists one for it */
 	WARN_ON_ONCE(!user_event_mm_add(umm));
 
@@ -1120,8 +1137,10 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 		if (!e->ue || e->unchecked || e->unmapped ||
 		    !user_event_mm_has_word(mm, e->addr))
 			continue;
-		if (list_empty(&spare))
-			break;
+		if (list_empty(&spare)) {
+			short_by++;
+			continue;
+		}
 
 		c = list_first_entry(&spare, struct user_enabler, mm_link);
 		list_del(&c->mm_link);
@@ -1142,6 +1161,9 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	mutex_unlock(&parent->lock);
 	mmap_read_unlock(mm);
 out:
+	if (short_by)
+		pr_warn_ratelimited("fork: %u enable bits not copied (no memory)\n",
+				    short_by);
 	list_for_each_entry_safe(c, tmp, &spare, mm_link)
 		kfree(c);
 }

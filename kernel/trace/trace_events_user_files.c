@@ -206,11 +206,11 @@ static int user_reg_bits_from_user(struct user_reg *reg,
 
 /*
  * Drop the enabler (@addr, @bit, @id) that the calling process just
- * registered, whose word could not be faulted in: as if never registered,
- * but for the file's write index, which the file holds until it is closed
- * (and for a copy that a fork() meanwhile gave the child, which goes with
- * the child). Unless another thread unregistered it meanwhile, which the
- * id tells, also when that thread registered the bit anew.
+ * registered, whose write index could not be stored or whose word could
+ * not be faulted in: as if never registered, but for the file's write
+ * index, which the file holds until it is closed. It is still unchecked:
+ * its bit was never written, nor did a fork() copy it, and nothing but
+ * this thread removes it (the id tells it from a later one all the same).
  */
 static void user_enabler_drop_new(struct user_event_mm *umm,
 				  unsigned long addr, u8 bit, u32 id)
@@ -281,6 +281,13 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 		id = linked->id;
 	}
 
+	/* before the bit is written: an EFAULT here leaves nothing behind */
+	if (put_user(widx, (u32 __user *)(uarg +
+			offsetof(struct user_reg, write_index)))) {
+		user_enabler_drop_new(umm, addr, bit, id);
+		return -EFAULT;
+	}
+
 	/*
 	 * Right when we return: the word checked, faulted in writable here (a
 	 * copy-on-write page after fork() broken), so that consumers update
@@ -297,13 +304,6 @@ static long user_data_ioctl_reg_bits(struct file *file, void __user *uarg,
 		/* not mapped writable, or never writable (past its file's end) */
 		user_enabler_drop_new(umm, addr, bit, id);
 		return ret;
-	}
-
-	if (put_user(widx, (u32 __user *)(uarg +
-			offsetof(struct user_reg, write_index)))) {
-		/* as any failed registration: no enabler left */
-		user_enabler_drop_new(umm, addr, bit, id);
-		return -EFAULT;
 	}
 	return 0;
 }
