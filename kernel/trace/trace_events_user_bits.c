@@ -1079,9 +1079,10 @@ static bool user_event_mm_has_word(struct mm_struct *mm, unsigned long addr)
  * the same words, whose bits the kernel keeps up to date in the child too.
  * Under the parent's lock and each event's, not event_mutex: a fork does
  * not wait for registrations, deletions and consumers of every event. The
- * copies are allocated before, one per enabler the parent has then: the
- * parent's lock, which a tracer's update of its bits takes, is not held
- * across up to USER_EVENT_MAX_ENABLERS of them. Enablers registered
+ * copies are allocated before, one per enabler the parent has then (and a
+ * few for ones registered before its lock is taken): the parent's lock,
+ * which the faults of its bits and its own registrations take, is not held
+ * across up to USER_EVENT_MAX_ENABLERS allocations. Enablers registered
  * meanwhile may not be copied, as if registered after. The copies and the
  * child's state are the child's, charged to its memory cgroup (which
  * CLONE_INTO_CGROUP may have made another than the parent's): at its
@@ -1098,7 +1099,8 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 
 	memcg = get_mem_cgroup_from_mm(mm);
 	old = set_active_memcg(memcg);
-	while (n--) {
+	/* and a few for enablers registered before the lock is taken */
+	for (n += 8; n; n--) {
 		c = kmalloc(sizeof(*c), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!c)
 			break;
@@ -1109,7 +1111,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	set_active_memcg(old);
 	mem_cgroup_put(memcg);
 	if (IS_ERR(umm)) {
-		short_by = READ_ONCE(parent->nr_enablers);
+		pr_warn_ratelimited("fork: no enable bits copied (no memory)\n");
 		goto out;
 	}
 	/* a new memory: nobody else lists one for it */
@@ -1162,7 +1164,7 @@ static void user_event_mm_dup(struct user_event_mm *parent,
 	mmap_read_unlock(mm);
 out:
 	if (short_by)
-		pr_warn_ratelimited("fork: %u enable bits not copied (no memory)\n",
+		pr_warn_ratelimited("fork: %u enable bits not copied\n",
 				    short_by);
 	list_for_each_entry_safe(c, tmp, &spare, mm_link)
 		kfree(c);

@@ -3611,7 +3611,8 @@ TEST_F_TIMEOUT(slow, fork_during_registration_copies_no_unchecked_bit, 300)
  * was enabled (and a fork() meanwhile gave the child a copy). With the
  * event enabled, a registration of w[0] with its struct in a read-only
  * page fails with EFAULT, w[0] stays clear, and there is nothing to
- * unregister.
+ * unregister; nor did it keep the address: registered again, with the
+ * struct writable, w[0] is set.
  */
 TEST(register_read_only_index_leaves_nothing)
 {
@@ -3644,6 +3645,10 @@ TEST(register_read_only_index_leaves_nothing)
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(0, __atomic_load_n(&w[0], __ATOMIC_RELAXED)) TH_LOG("the refused bit was set");
 	EXPECT_EQ(-ENOENT, uet_unregister_bits(fd, &w[0], 0));
+	ASSERT_EQ(0, mprotect(reg, page, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, ioctl(fd, DIAG_IOCSREG, reg)) TH_LOG("again: %s", strerror(errno));
+	EXPECT_TRUE(rg_wait_bit(&w[0], 0, 1, 30000));
+	EXPECT_EQ(0, uet_unregister_bits(fd, &w[0], 0));
 
 	EXPECT_EQ(0, uet_enable("", "rg_roidx", 0));
 	EXPECT_EQ(0, uet_unregister_bits(fd, &w[1], 0));
