@@ -276,6 +276,9 @@ struct user_event_group {
 	/* Listed, and each open file and mapping of its status page */
 	refcount_t		refs;
 	struct dentry		*dir;
+	/* A tenant group's own trace buffer, if it was given one (KiB per CPU) */
+	struct trace_array	*tr;
+	unsigned int		buffer_kb;
 };
 
 /*

@@ -615,18 +615,33 @@ static const struct file_operations user_status_fops = {
  */
 /* A group's limit of events unless its command gives one */
 #define USER_GROUP_EVENTS	1024
+/* The largest buffer_kb= of a group's own trace buffer: 1 GiB per CPU */
+#define USER_GROUP_BUFFER_KB_MAX	SZ_1M
+
+/* What a command that makes a group asks for */
+struct user_group_spec {
+	unsigned int	max;
+	unsigned int	buffer_kb;
+	kuid_t		uid;
+	kgid_t		gid;
+};
 
 /* The next group's id (cyclic, not reused soon); event_mutex */
 static u32 user_group_next_id;
 
 static struct dentry *user_groups_dir;
 
-/* user_groups/NAME/ and its two files, which know @g by its id */
-static int user_group_add_files(struct user_event_group *g)
+/*
+ * user_groups/NAME/, its owner's with all in it, and its two files, which
+ * know @g by its id
+ */
+static int user_group_add_files(struct user_event_group *g,
+				const struct user_group_spec *spec)
 {
 	void *id = (void *)(unsigned long)g->id;
 
-	g->dir = tracefs_create_dir(g->name, user_groups_dir);
+	g->dir = tracefs_create_owned_dir(g->name, user_groups_dir, spec->uid,
+					  spec->gid);
 	if (!g->dir)
 		return -ENOMEM;
 	if (!tracefs_create_file("user_events_status", TRACE_MODE_WRITE,
@@ -639,8 +654,41 @@ static int user_group_add_files(struct user_event_group *g)
 	return 0;
 }
 
-static int user_group_create(const char *name, size_t len, unsigned int max)
+/*
+ * The group's own trace buffer in its directory: the events of its
+ * systems, at most buffer_kb KiB per CPU, charged to the memory cgroup of
+ * the caller (who makes the group). Named by its path, which no instance's
+ * name can be.
+ */
+static int user_group_add_buffer(struct user_event_group *g)
 {
+	char *name __free(kfree) = NULL, *systems __free(kfree) = NULL;
+	struct trace_array *tr;
+
+	lockdep_assert_held(&event_mutex);
+	name = kasprintf(GFP_KERNEL_ACCOUNT, "user_groups/%s", g->name);
+	/*
+	 * The shortest first: event_in_systems() takes the first match. And
+	 * "ftrace", whose events are formats only (none can be enabled), which
+	 * decoders such as trace-cmd read.
+	 */
+	systems = kasprintf(GFP_KERNEL_ACCOUNT,
+			    "ftrace,%s,%s,%s_retired,%s_retired", g->system,
+			    g->system_multi, g->system, g->system_multi);
+	if (!name || !systems)
+		return -ENOMEM;
+	tr = trace_tenant_create(name, systems, g->dir,
+				 (unsigned long)g->buffer_kb * SZ_1K);
+	if (IS_ERR(tr))
+		return PTR_ERR(tr);
+	g->tr = tr;
+	return 0;
+}
+
+static int user_group_create(const char *name, size_t len,
+			     const struct user_group_spec *spec)
+{
+	unsigned int max = spec->max;
 	struct user_event_group *g;
 	int ret;
 
@@ -682,7 +730,13 @@ static int user_group_create(const char *name, size_t len, unsigned int max)
 		return ret;
 	}
 
-	ret = user_group_add_files(g);
+	g->buffer_kb = spec->buffer_kb;
+	ret = user_group_add_files(g, spec);
+	if (!ret && g->buffer_kb) {
+		ret = user_group_add_buffer(g);
+		if (ret)
+			tracefs_remove(g->dir);
+	}
 	if (ret) {
 		xa_erase(&user_event_groups, g->id);
 		user_group_free(g);
@@ -711,18 +765,60 @@ static int user_group_remove(const char *name, size_t len)
 		return -EBUSY;
 	xa_erase(&user_event_groups, g->id);
 	user_groups_reserved -= g->max_events;
+	/* its files still open read nothing, and free the rest when closed */
+	if (g->tr)
+		trace_tenant_remove(g->tr);
+	g->tr = NULL;
 	tracefs_remove(g->dir);
 	user_group_put(g);
 	return 0;
 }
 
-/* "NAME [max=EVENTS]" makes a group, "!NAME" removes it */
+/* One word of a command that makes a group: "max=", "buffer_kb=", "uid=", "gid=" */
+static int user_group_word(const char *word, struct user_group_spec *spec)
+{
+	unsigned int val;
+	const char *v;
+
+	v = strchr(word, '=');
+	if (!v || kstrtouint(v + 1, 10, &val))
+		return -EINVAL;
+	if (str_has_prefix(word, "max=")) {
+		spec->max = val;
+	} else if (str_has_prefix(word, "buffer_kb=")) {
+		if (!val || val > USER_GROUP_BUFFER_KB_MAX)
+			return -EINVAL;
+		spec->buffer_kb = val;
+	} else if (str_has_prefix(word, "uid=")) {
+		spec->uid = make_kuid(current_user_ns(), val);
+		if (!uid_valid(spec->uid))
+			return -EINVAL;
+	} else if (str_has_prefix(word, "gid=")) {
+		spec->gid = make_kgid(current_user_ns(), val);
+		if (!gid_valid(spec->gid))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * "NAME [max=EVENTS] [buffer_kb=KB] [uid=UID] [gid=GID]" makes a group,
+ * "!NAME" removes it
+ */
 static int user_group_command(const char *cmd)
 {
-	unsigned int max = USER_GROUP_EVENTS;
+	struct user_group_spec spec = {
+		.max = USER_GROUP_EVENTS,
+		.uid = GLOBAL_ROOT_UID,
+		.gid = GLOBAL_ROOT_GID,
+	};
+	char word[32];
 	bool remove = false;
 	const char *name;
 	size_t len;
+	int ret;
 
 	cmd = skip_spaces(cmd);
 	if (*cmd == '!') {
@@ -731,15 +827,21 @@ static int user_group_command(const char *cmd)
 	}
 	name = cmd;
 	len = strcspn(cmd, " \t");
-	cmd = skip_spaces(cmd + len);
-	if (*cmd) {
-		if (remove || !str_has_prefix(cmd, "max=") ||
-		    kstrtouint(cmd + 4, 10, &max))
+	for (cmd = skip_spaces(cmd + len); *cmd; cmd = skip_spaces(cmd)) {
+		size_t wlen = strcspn(cmd, " \t");
+
+		if (remove || wlen >= sizeof(word))
 			return -EINVAL;
+		memcpy(word, cmd, wlen);
+		word[wlen] = '\0';
+		ret = user_group_word(word, &spec);
+		if (ret)
+			return ret;
+		cmd += wlen;
 	}
 	guard(mutex)(&event_mutex);
 	return remove ? user_group_remove(name, len) :
-			user_group_create(name, len, max);
+			user_group_create(name, len, &spec);
 }
 
 /* What perfmon_capable() asks of the caller, of whoever opened @file */
@@ -764,8 +866,8 @@ static ssize_t user_groups_write(struct file *file, const char __user *ubuf,
 }
 
 /*
- * "NAME max=EVENTS events=N", a line per group, and " retired=R" when R of
- * the N are retired
+ * "NAME max=EVENTS events=N", a line per group, " retired=R" when R of the
+ * N are retired, and " buffer_kb=KB" when it has a trace buffer
  */
 static int user_groups_show(struct seq_file *m, void *unused)
 {
@@ -778,6 +880,8 @@ static int user_groups_show(struct seq_file *m, void *unused)
 			   g->nr_events);
 		if (g->nr_retired)
 			seq_printf(m, " retired=%u", g->nr_retired);
+		if (g->buffer_kb)
+			seq_printf(m, " buffer_kb=%u", g->buffer_kb);
 		seq_putc(m, '\n');
 	}
 	return 0;
