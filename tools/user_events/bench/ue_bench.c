@@ -363,7 +363,8 @@ enum {
 	W_WRITEV, W_WRITE, W_MARKER, W_MARKER_RAW, W_WRITE_NULL, W_WRITEV_NULL,
 	W_LIB, W_BATCH
 };
-enum { A_NONE, A_FTRACE, A_PERF, A_BPF };
+/* A_TENANT: the group's own trace buffer; A_BOTH: it and the host's ftrace */
+enum { A_NONE, A_FTRACE, A_PERF, A_BPF, A_TENANT, A_BOTH };
 
 /*
  * The figures: rounds of one case, by an index (the index is also in the
@@ -377,6 +378,7 @@ enum {
 	C_WRITE_FTRACE_BITS, C_LIB_FTRACE_BITS, C_FTRACE_GROUP, C_WRITEV_GROUP,
 	C_BATCH1_FTRACE, C_BATCH4_FTRACE, C_BATCH16_FTRACE, C_BATCH64_FTRACE,
 	C_BATCH1_PERF, C_BATCH4_PERF, C_BATCH16_PERF, C_BATCH64_PERF,
+	C_TENANT_GROUP, C_BOTH_GROUP,
 	NR_CASES
 };
 
@@ -416,6 +418,8 @@ static const struct {
 	[C_BATCH4_PERF] = { "batch4", "perf", W_BATCH, A_PERF, 0, 64, 0, 4 },
 	[C_BATCH16_PERF] = { "batch16", "perf", W_BATCH, A_PERF, 0, 64, 0, 16 },
 	[C_BATCH64_PERF] = { "batch64", "perf", W_BATCH, A_PERF, 0, 64, 0, 64 },
+	[C_TENANT_GROUP] = { "writev_group", "tenant", W_WRITEV, A_TENANT, 0, 64, 1 },
+	[C_BOTH_GROUP] = { "writev_group", "both", W_WRITEV, A_BOTH, 0, 64, 1 },
 };
 
 /*
@@ -485,7 +489,9 @@ static struct event *case_event(int c, int s)
 
 /*
  * Ours: group "bench", with an event bench_64 of its own (the default
- * group's bench_64 is another event), registered through the group's files
+ * group's bench_64 is another event), registered through the group's files,
+ * and a trace buffer of its own the size of the host's by default (1408 KiB
+ * a CPU), which only the tenant cases enable
  */
 static int group_setup(void)
 {
@@ -494,7 +500,7 @@ static int group_setup(void)
 	int fd, sfd;
 
 	uet_write_file(TRACEFS "user_events_groups", "!bench", O_APPEND);
-	if (uet_write_file(TRACEFS "user_events_groups", "bench", O_APPEND))
+	if (uet_write_file(TRACEFS "user_events_groups", "bench buffer_kb=1408", O_APPEND))
 		return -1;
 	sfd = open(GROUP_DIR "user_events_status", O_RDONLY);
 	if (sfd < 0)
@@ -511,6 +517,43 @@ static int group_setup(void)
 	group_ev.write_index = reg.write_index;
 	group_ev.status = group_status + reg.status_index;
 	return 0;
+}
+
+/* The group's own buffer: clear it, its records since, an event's enable */
+static void tenant_reset(void)
+{
+	if (uet_write_file(GROUP_DIR "trace", "", O_TRUNC))
+		die("clear the group's trace");
+}
+
+static long tenant_recorded(void)
+{
+	long total = 0;
+	char path[128], *stats, *p;
+	int cpu;
+
+	for (cpu = 0; cpu < 64; cpu++) {
+		snprintf(path, sizeof(path), GROUP_DIR "per_cpu/cpu%d/stats", cpu);
+		stats = uet_read_file(path);
+		if (!stats)
+			break;
+		p = strstr(stats, "entries: ");
+		if (p)
+			total += atol(p + 9);
+		p = strstr(stats, "overrun: ");
+		if (p)
+			total += atol(p + 9);
+		free(stats);
+	}
+	return total;
+}
+
+static int tenant_enable(const char *name, int on)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), GROUP_DIR "events/user_events_bench/%s/enable", name);
+	return uet_write_file(path, on ? "1" : "0", O_TRUNC);
 }
 
 static void group_teardown(void)
@@ -724,6 +767,16 @@ static void one_case(int c, int s, int r)
 		fd = bpf_attach(ev->name);
 		err = fd < 0 ? fd : 0;
 		break;
+	case A_BOTH:
+		ftrace_reset();
+		err = uet_enable_in("user_events_bench", ev->name, 1);
+		if (err)
+			break;
+		/* fall through */
+	case A_TENANT:
+		tenant_reset();
+		err = tenant_enable(ev->name, 1);
+		break;
 	default:
 		/* trace_marker records into ftrace by itself */
 		if (bench_cases[c].how == W_MARKER || bench_cases[c].how == W_MARKER_RAW)
@@ -755,6 +808,18 @@ static void one_case(int c, int s, int r)
 	case A_BPF:
 		got = bpf_count();
 		close(fd);
+		break;
+	case A_TENANT:
+		tenant_enable(ev->name, 0);
+		got = tenant_recorded();
+		break;
+	case A_BOTH:
+		tenant_enable(ev->name, 0);
+		uet_enable_in("user_events_bench", ev->name, 0);
+		/* each buffer took every record */
+		got = tenant_recorded();
+		if (ftrace_recorded() < got)
+			got = ftrace_recorded();
 		break;
 	default:
 		if (bench_cases[c].how == W_MARKER || bench_cases[c].how == W_MARKER_RAW)

@@ -249,6 +249,7 @@ static void cleanup(void)
 
 	race_cleanup();
 	bits_cleanup();
+	tenant_cleanup();
 	for (i = 0; i < nr_iter_fds; i++)
 		close(iter_fds[i]);
 	nr_iter_fds = 0;
@@ -327,6 +328,8 @@ static void one_iteration(void)
 		race_scenario();
 	if (chance(5))
 		groups_scenario();
+	if (chance(5))
+		tenant_scenario();
 }
 
 static double now(void)
@@ -471,6 +474,9 @@ static void print_stats(unsigned long long done, double secs)
 	ksft_print_msg("groups: %llu scenarios, %llu regs (%llu past the limit), %llu twins\n",
 		       stats.group_scenarios, stats.group_regs, stats.group_full,
 		       stats.group_same_name);
+	ksft_print_msg("tenant buffers: %llu scenarios, %llu operations, %llu removed %s\n",
+		       stats.tenant_scenarios, stats.tenant_ops, stats.tenant_removed,
+		       "under readers");
 }
 
 int main(int argc, char **argv)

@@ -94,6 +94,7 @@ struct fuzz_stats {
 	unsigned long long race_unregs_ok, race_remaps, race_forks, race_signals, race_checks;
 	unsigned long long race_thread_forks;
 	unsigned long long group_scenarios, group_regs, group_full, group_same_name;
+	unsigned long long tenant_scenarios, tenant_ops, tenant_removed;
 };
 
 extern struct fuzz_opt opt;
@@ -168,6 +169,11 @@ void dyn_edges(void);
 void refs_scenario(void);
 void many_events(void);
 void groups_scenario(void);
+
+/* A tenant group's own trace buffer (fuzz_tenant.c) ------------------------- */
+
+void tenant_cleanup(void);
+void tenant_scenario(void);
 
 /* The enable-bit ABI (fuzz_bits.c) ------------------------------------------ */
 
