@@ -554,6 +554,8 @@ int user_word_check(unsigned long addr);
 /* trace_events_user_reg.c: consumers, making and finding events */
 int __init user_event_dyn_register(void);
 int user_event_adopt(struct user_event *ue, unsigned int how);
+int user_event_consumer_reg(struct trace_event_call *call,
+			    enum trace_reg type, void *data);
 struct user_event *user_event_find(struct user_event_group *g,
 				   const char *name);
 struct user_event *user_event_find_or_create(struct user_event_group *g,

@@ -678,7 +678,8 @@ static int user_group_add_buffer(struct user_event_group *g)
 	if (!name || !systems)
 		return -ENOMEM;
 	tr = trace_tenant_create(name, systems, g->dir,
-				 (unsigned long)g->buffer_kb * SZ_1K);
+				 (unsigned long)g->buffer_kb * SZ_1K,
+				 user_event_consumer_reg);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	g->tr = tr;

@@ -33,8 +33,21 @@ static void user_event_update_status(struct user_event *ue)
 	user_event_update_enablers(ue);
 }
 
-static int user_event_consumer_reg(struct trace_event_call *call,
-				   enum trace_reg type, void *data)
+/**
+ * user_event_consumer_reg() - The class->reg of every user event
+ * @call: the event's trace event
+ * @type: what attaches or detaches (TRACE_REG_*)
+ * @data: the ftrace trace_event_file, or perf's data
+ *
+ * Attaches and detaches the consumers and updates the status byte and the
+ * enable bits. A group's own trace buffer (trace_tenant_create()) enables
+ * the events of this class alone.
+ *
+ * Context: event_mutex held.
+ * Return: 0, or what attaching a probe returned.
+ */
+int user_event_consumer_reg(struct trace_event_call *call,
+			    enum trace_reg type, void *data)
 {
 	struct user_event *ue = call->data;
 	int ret = 0;

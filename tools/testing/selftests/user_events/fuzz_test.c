@@ -474,9 +474,10 @@ static void print_stats(unsigned long long done, double secs)
 	ksft_print_msg("groups: %llu scenarios, %llu regs (%llu past the limit), %llu twins\n",
 		       stats.group_scenarios, stats.group_regs, stats.group_full,
 		       stats.group_same_name);
-	ksft_print_msg("tenant buffers: %llu scenarios, %llu operations, %llu removed %s\n",
+	ksft_print_msg("tenant buffers: %llu scenarios, %llu operations, %llu %s, %llu %s\n",
 		       stats.tenant_scenarios, stats.tenant_ops, stats.tenant_removed,
-		       "under readers");
+		       "removed under readers", stats.tenant_spliced,
+		       "with spliced pages held");
 }
 
 int main(int argc, char **argv)

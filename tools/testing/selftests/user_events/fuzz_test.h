@@ -94,7 +94,7 @@ struct fuzz_stats {
 	unsigned long long race_unregs_ok, race_remaps, race_forks, race_signals, race_checks;
 	unsigned long long race_thread_forks;
 	unsigned long long group_scenarios, group_regs, group_full, group_same_name;
-	unsigned long long tenant_scenarios, tenant_ops, tenant_removed;
+	unsigned long long tenant_scenarios, tenant_ops, tenant_removed, tenant_spliced;
 };
 
 extern struct fuzz_opt opt;
